@@ -1,0 +1,52 @@
+# The README's two commands: `make demo` and `make test`. Both start from a fresh clone with only
+# Python 3.11+ installed; they create .venv and install what they need.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# Debian packages the tests use: a real MQTT broker, the AVR toolchain and simavr for the firmware.
+DEB_PACKAGES := mosquitto mosquitto-clients simavr libsimavr-dev libelf-dev gcc-avr binutils-avr avr-libc socat make gcc
+
+.PHONY: demo test lint typecheck pytest system-deps venv bench clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+system-deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing Debian packages:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else \
+	    echo "missing Debian packages; run:"; echo "  sudo apt-get install -y$$missing"; exit 1; \
+	  fi; \
+	fi
+
+demo: $(STAMP)
+	$(BIN)/domino-referee demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check referee vision firmware_bridge tests benchmarks
+
+typecheck: $(STAMP)
+	$(BIN)/mypy referee
+
+pytest: $(STAMP) system-deps
+	$(BIN)/pytest -q
+
+test: lint typecheck pytest
+
+bench: $(STAMP) system-deps
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

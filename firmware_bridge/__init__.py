@@ -1,0 +1,1 @@
+"""The scoreboard microcontroller over serial, and buttons, buzzer and LEDs on GPIO."""

@@ -1,0 +1,1 @@
+"""Frames in, table observations out: calibration, tiles, pips, joins, the boneyard, tracking."""
