@@ -90,6 +90,21 @@ def button_name(code: int) -> str:
     return f"done-{code - SEAT_DONE_BUTTON}"
 
 
+@dataclass(frozen=True)
+class ButtonPress:
+    """A button pressed at the table, from the scoreboard or the Pi's GPIO: `name` is 'start',
+    'pass', 'continue' or 'done-N'; `held` when held for 1 s or more."""
+
+    name: str
+    held: bool = False
+    source: str = "scoreboard"
+
+    @property
+    def seat(self) -> int | None:
+        """The seat of a "my move is done" button, else None."""
+        return int(self.name[5:]) if self.name.startswith("done-") else None
+
+
 def button_code(name: str) -> int:
     for code, known in BUTTON_NAMES.items():
         if known == name:
