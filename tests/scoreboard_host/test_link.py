@@ -202,3 +202,15 @@ def test_socket_urls_work_too() -> None:
     with Link("loop://", retries=0, reconnect_interval=0.05) as link:
         assert not link.wait_connected(0.3)
         assert link.session.stats.stale_answers >= 1  # it read its own HELLO back
+
+
+def test_heartbeats_keep_a_quiet_board_from_showing_no_host() -> None:
+    """Heartbeats every 50 ms here (1 s in service) reach the board, which would show `no HoSt` after
+    200 ms of silence; after the host closes, it does."""
+    with Emulator(no_host_after=0.2) as emulator:
+        with Link(emulator.url, heartbeat_interval=0.05) as link:
+            assert link.wait_connected(2)
+            heard = emulator.wait_for(
+                lambda board: sum(isinstance(f.message, Heartbeat) for f in board.applied) >= 6, 2)
+            assert heard and not emulator.text().startswith("no H")
+        assert wait_until(lambda: emulator.text().startswith("no H|oSt "), 2)
