@@ -319,7 +319,7 @@ class HandState:
             self.drawn_playable = None
             if counts[seat] == 0:
                 self.status, self.out_seat, self.turn = OUT, seat, None
-            elif not line.open_mask & ~line.mask:
+            elif not line.open_mask & line.set_mask & ~line.mask:
                 self.status, self.turn = BLOCKED, None
             elif self._play_again and (points > 0 or tile.is_double):
                 self.turn = seat
