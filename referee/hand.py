@@ -236,30 +236,31 @@ class HandState:
         tile = move.tile
         assert tile is not None
         line = self.line
+        written = f"{move.first}-{tile.other(move.first)}" if move.first is not None else str(tile)
         if tile in line:
-            raise IllegalMoveError(f"{tile} is already on the table")
+            raise IllegalMoveError(f"{written} is already on the table")
         if self.masks is not None and not self.holds(move.seat, tile):
-            raise IllegalMoveError(f"{who} does not hold {tile}")
+            raise IllegalMoveError(f"{who} does not hold {written}")
         if self.counts[move.seat] <= 0:
-            raise IllegalMoveError(f"{who} has no tiles left to play {tile}")
+            raise IllegalMoveError(f"{who} has no tiles left to play {written}")
         if not line.placed:
             if self.lead_tile is not None and tile != self.lead_tile:
                 why = "the highest double" if self.lead_tile.is_double else "the heaviest tile"
-                raise IllegalMoveError(f"{who} must lead {self.lead_tile}, {why}, not {tile}")
+                raise IllegalMoveError(f"{who} must lead {self.lead_tile}, {why}, not {written}")
             if self.lead_needs_double and not tile.is_double:
-                raise IllegalMoveError(f"the lead must be the highest double, and {tile} is not a double")
+                raise IllegalMoveError(f"the lead must be the highest double, and {written} is not a double")
             return Move(PLAY, move.seat, tile, None, move.first)
         if self.drawn_playable is not None and tile != self.drawn_playable and self.rules.must_play:
-            raise IllegalMoveError(f"{who} must play the drawn {self.drawn_playable}, not {tile}")
+            raise IllegalMoveError(f"{who} must play the drawn {self.drawn_playable}, not {written}")
         ends = line.fitting_ends(tile)
         if not ends:
-            raise IllegalMoveError(f"{tile} does not match the open ends {describe_ends(line)}")
+            raise IllegalMoveError(f"{written} does not match the open ends {describe_ends(line)}")
         end = move.end
         if end is not None:
             if line.values[end] < 0:
-                raise IllegalMoveError(f"{tile} cannot go {END_NAMES[end]}: that end is not open")
+                raise IllegalMoveError(f"{written} cannot go {END_NAMES[end]}: that end is not open")
             if end not in ends:
-                raise IllegalMoveError(f"{tile} does not match the {END_NAMES[end]} end ({line.values[end]})")
+                raise IllegalMoveError(f"{written} does not match the {END_NAMES[end]} end ({line.values[end]})")
         elif len(ends) == 1:
             end = ends[0]
         else:
@@ -271,11 +272,11 @@ class HandState:
             if len(signatures) > 1:
                 names = [END_NAMES[e] for e in ends]
                 listed = ", ".join(names[:-1]) + " and " + names[-1]
-                raise AmbiguousMoveError(f"{tile} fits {listed}: name the end")
+                raise AmbiguousMoveError(f"{written} fits {listed}: name the end")
             end = ends[0]
         if self._forbid_out and self.counts[move.seat] == 1 and self._forbidden_out(tile, end):
             what = "a double" if tile.is_double else "a scoring tile"
-            raise IllegalMoveError(f"{who} may not go out with {what} ({tile}): draw or pass instead")
+            raise IllegalMoveError(f"{who} may not go out with {what} ({written}): draw or pass instead")
         return Move(PLAY, move.seat, tile, end, move.first)
 
     def _forbidden_out(self, tile: Tile, end: int) -> bool:
