@@ -260,7 +260,8 @@ class HandState:
             if line.values[end] < 0:
                 raise IllegalMoveError(f"{written} cannot go {END_NAMES[end]}: that end is not open")
             if end not in ends:
-                raise IllegalMoveError(f"{written} does not match the {END_NAMES[end]} end ({line.values[end]})")
+                raise IllegalMoveError(
+                    f"{written} does not match the {END_NAMES[end]} end ({line.values[end]})")
         elif len(ends) == 1:
             end = ends[0]
         else:

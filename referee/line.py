@@ -47,8 +47,8 @@ class LineOfPlay:
     """Open ends, counting values and fit tests for one hand's layout."""
 
     __slots__ = (
-        "arm_length", "end_double", "has_spinner_rule", "lead", "mask", "max_pip", "open_mask", "placed", "set_mask",
-        "spinner_arm", "spinner_at", "spinner_open", "spinner_pip", "tiles_with", "values",
+        "arm_length", "end_double", "has_spinner_rule", "lead", "mask", "max_pip", "open_mask", "placed",
+        "set_mask", "spinner_arm", "spinner_at", "spinner_open", "spinner_pip", "tiles_with", "values",
     )
 
     def __init__(self, *, spinner: bool = False, max_pip: int = 6) -> None:
