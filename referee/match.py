@@ -38,6 +38,20 @@ def deal(rules: RuleSet, players: int, rng: random.Random) -> tuple[list[list[Ti
             return hands, boneyard
 
 
+def rank_points(totals: Sequence[int], place_points: Sequence[int]) -> list[Fraction]:
+    """Place points by total, lowest first; tied players share their places' points exactly."""
+    order = sorted(range(len(totals)), key=lambda s: totals[s])
+    points = [Fraction(0)] * len(totals)
+    place = 0
+    while place < len(order):
+        tied = [s for s in order if totals[s] == totals[order[place]]]
+        share = Fraction(sum(place_points[place:place + len(tied)]), len(tied))
+        for side in tied:
+            points[side] = share
+        place += len(tied)
+    return points
+
+
 class Match:
     """Scores, hands and the winner of one match; see the module docstring."""
 
@@ -206,15 +220,7 @@ class Match:
                 loser = 0 if totals[0] > totals[1] else 1
                 points[loser], points[1 - loser] = Fraction(-n), Fraction(n)
         else:
-            place_points = self.rules.place_points(self.side_count)
-            order = sorted(range(self.side_count), key=lambda s: totals[s])
-            place = 0
-            while place < len(order):
-                tied = [s for s in order if totals[s] == totals[order[place]]]
-                share = Fraction(sum(place_points[place:place + len(tied)]), len(tied))
-                for side in tied:
-                    points[side] = share
-                place += len(tied)
+            points = rank_points(totals, self.rules.place_points(self.side_count))
         self.rank_points = points
         best = max(points)
         winners = [s for s in range(self.side_count) if points[s] == best]
@@ -259,4 +265,4 @@ class Match:
         }
 
 
-__all__ = ["HIGHEST_DOUBLE", "Match", "deal", "number"]
+__all__ = ["HIGHEST_DOUBLE", "Match", "deal", "number", "rank_points"]

@@ -37,7 +37,7 @@ from referee.line import END_INDEX, END_NAMES
 from referee.match import Match, number
 from referee.moves import DRAW, PASS, PLAY, IllegalMoveError, Move, RecordError
 from referee.rules import RuleSet, find_rules
-from referee.tiles import Tile
+from referee.tiles import Tile, full_set
 
 
 @dataclass
@@ -270,6 +270,9 @@ class Referee:
             if tile in seen:
                 raise RecordError(f"{tile} is dealt twice")
             seen.add(tile)
+        missing = [str(t) for t in full_set(self.rules.max_pip) if t not in seen]
+        if missing:
+            raise RecordError(f"the deal and boneyard lack {len(missing)} tiles of the set: {', '.join(missing)}")
         match.start_hand(dealt, boneyard, replace=replace)
         self._replacing = False
         index = match.hand_index
