@@ -272,7 +272,8 @@ class Referee:
             seen.add(tile)
         missing = [str(t) for t in full_set(self.rules.max_pip) if t not in seen]
         if missing:
-            raise RecordError(f"the deal and boneyard lack {len(missing)} tiles of the set: {', '.join(missing)}")
+            raise RecordError(f"the deal and boneyard lack {len(missing)} tiles of the set: "
+                              f"{', '.join(missing)}")
         match.start_hand(dealt, boneyard, replace=replace)
         self._replacing = False
         index = match.hand_index

@@ -32,8 +32,10 @@ def test_tile_notation_and_value_semantics() -> None:
         Tile(1, 2).low = 3  # type: ignore[misc]
 
 
-@pytest.mark.parametrize(("text", "why"), [("3-7", "pips run from 0 to 6"), ("35", "expected two pip values"),
-                                           ("a-b", "expected two pip values"), ("13-1", "pips run from 0 to 12")])
+@pytest.mark.parametrize(("text", "why"), [
+    ("3-7", "pips run from 0 to 6"), ("35", "expected two pip values"),
+    ("a-b", "expected two pip values"), ("13-1", "pips run from 0 to 12"),
+])
 def test_tile_errors_quote_the_input(text: str, why: str) -> None:
     max_pip = 12 if text.startswith("13") else 6
     with pytest.raises(TileError, match=why) as caught:
@@ -44,7 +46,8 @@ def test_tile_errors_quote_the_input(text: str, why: str) -> None:
 
 def test_turkish_penalty_with_ayaz_is_53() -> None:
     rules = find_rules("turkish")()
-    assert sum(rules.tile_value(tile) for tile in parse_tiles(["0-0", "1-2", "0-5", "3-3", "4-4", "5-6"])) == 53
+    left = parse_tiles(["0-0", "1-2", "0-5", "3-3", "4-4", "5-6"])
+    assert sum(rules.tile_value(tile) for tile in left) == 53
     assert find_rules("italian")().tile_value(t("0-0")) == 0  # edge case 15
 
 

@@ -108,7 +108,8 @@ def check_invariants(hand: HandState, rules: RuleSet) -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(setup=rule_setups(), seed=st.integers(0, 2**32 - 1))
-def test_legal_never_refused_illegal_never_accepted(setup: tuple[str, int, dict[str, Any]], seed: int) -> None:
+def test_legal_never_refused_illegal_never_accepted(setup: tuple[str, int, dict[str, Any]],
+                                                    seed: int) -> None:
     name, players, options = setup
     rules = find_rules(name)(options)
     rng = random.Random(seed)

@@ -19,7 +19,8 @@ from referee.tiles import full_set
 def test_bad_input_gets_a_verdict_never_an_exception() -> None:
     referee = Referee("turkish", ["A", "B", "C", "D"])
     for event in (None, [], "play 3-4", {"player": "A", "play": 34}, {"player": "A", "play": "3-9"},
-                  {"player": "A", "draw": True}, {"player": "A", "pass": "yes"}, {"player": "A", "t": -1, "pass": True},
+                  {"player": "A", "draw": True}, {"player": "A", "pass": "yes"},
+                  {"player": "A", "t": -1, "pass": True},
                   {"reveal": ["3-4"]}, {"deal": {}}):
         verdict = referee.apply(event)  # type: ignore[arg-type]
         assert not verdict.ok and verdict.error, event
@@ -30,7 +31,8 @@ def test_snapshot_is_json_and_tells_what_the_table_awaits() -> None:
     referee = Referee("muggins", ["A", "B"], {"hand_size": 2}, knowledge="full")
     assert referee.snapshot()["awaiting"] == "deal"
     dealt = {"A": ["5-5", "5-0"], "B": ["1-2", "3-4"]}
-    assert "lack 24 tiles of the set: 0-0, 0-1" in (referee.apply({"deal": dealt, "boneyard": []}).error or "")
+    refused = referee.apply({"deal": dealt, "boneyard": []})
+    assert "lack 24 tiles of the set: 0-0, 0-1" in (refused.error or "")
     rest = [str(t) for t in full_set(6) if str(t) not in ("5-5", "0-5", "1-2", "3-4")]
     assert referee.apply({"deal": dealt, "boneyard": rest}).ok
     state = referee.snapshot()
@@ -41,7 +43,8 @@ def test_snapshot_is_json_and_tells_what_the_table_awaits() -> None:
     state = json.loads(json.dumps(referee.snapshot()))
     assert state["scores"] == {"A": 10, "B": 0} and state["count"] == 10
     assert state["table"] == [{"tile": "5-5", "end": "lead", "joined": 5, "shown": 5}]
-    assert state["analysis"]["unseen"]["5"] == 6 and state["analysis"]["ends_taken"] == {"left": "A", "right": "A"}
+    assert state["analysis"]["unseen"]["5"] == 6
+    assert state["analysis"]["ends_taken"] == {"left": "A", "right": "A"}
 
 
 def test_dead_doubles_for_spectators() -> None:
@@ -65,7 +68,8 @@ class Clock:
         self.seen: list[tuple[Mapping[str, Any], bool]] = []
         self.undone: list[Mapping[str, Any]] = []
 
-    def before_event(self, referee: Referee, event: Mapping[str, Any], t: float | None) -> list[dict[str, Any]]:
+    def before_event(self, referee: Referee, event: Mapping[str, Any],
+                     t: float | None) -> list[dict[str, Any]]:
         if t is not None and t > 30 and "player" in event and referee.turn == event["player"]:
             return [{"player": event["player"], "timeout": True, "t": t}]
         return []
@@ -114,12 +118,13 @@ def test_record_validation_names_the_place(tmp_path: Path) -> None:
     dump_record(good, path)
     assert load_record(path) == good
     path.write_text("{not json", encoding="utf-8")
-    with pytest.raises(RecordError, match="match.json: not JSON"):
+    with pytest.raises(RecordError, match=r"match\.json: not JSON"):
         load_record(path)
 
 
 def test_simulate_then_replay_on_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["simulate", "--rules", "all-fives", "--games", "2", "--seed", "7", "--out", str(tmp_path)]) == 0
+    command = ["simulate", "--rules", "all-fives", "--games", "2", "--seed", "7", "--out", str(tmp_path)]
+    assert main(command) == 0
     out = capsys.readouterr().out
     assert "game 2:" in out and "wins:" in out
     records = sorted(tmp_path.glob("*.json"))
@@ -133,7 +138,8 @@ def test_simulate_then_replay_on_the_command_line(tmp_path: Path, capsys: pytest
     assert "hand 1" in human and "standings:" in human and f"winner: {report['match']['winner']}" in human
 
 
-def test_replay_reports_refusals_and_command_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_replay_reports_refusals_and_command_errors(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
     document = {"format": "domino-record", "version": 1, "rules": "turkish", "players": ["A", "B", "C", "D"],
                 "hands": [{"events": [{"player": "A", "play": "3-4"}, {"player": "B", "play": "5-6"}]}]}
     path = tmp_path / "r.json"
