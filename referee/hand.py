@@ -17,6 +17,14 @@ from referee.rules import HIGHEST_DOUBLE, RuleSet
 from referee.tiles import PIP_MASK, TILE_AT, Tile, mask_of, set_size, tiles_in
 
 OUT, BLOCKED = "out", "blocked"
+MAX_SEATS = 4
+# Moves are immutable values, so the engine hands out shared ones instead of allocating:
+# _PLAYS[seat][tile.index * 4 + end], _PASSES[seat], _DRAWS[seat].
+_PLAYS: list[list[Move]] = [
+    [Move(PLAY, seat, tile, end) for tile in TILE_AT for end in range(4)] for seat in range(MAX_SEATS)
+]
+_PASSES: list[Move] = [Move(PASS, seat) for seat in range(MAX_SEATS)]
+_DRAWS: list[Move] = [Move(DRAW, seat) for seat in range(MAX_SEATS)]
 
 
 def describe_ends(line: LineOfPlay) -> str:
@@ -36,7 +44,7 @@ class HandState:
     """The tiles, turn and status of one hand; see the module docstring."""
 
     __slots__ = (
-        "_fives", "_forbid_out", "_next", "_play_again", "_undo", "boneyard_count", "counts",
+        "_fives", "_forbid_out", "_must_play", "_next", "_play_again", "_undo", "boneyard_count", "counts",
         "drawn_playable", "draws", "ends_before", "first_leader", "full", "lead_needs_double", "lead_seat",
         "lead_tile", "line", "masks", "moves", "names", "out_seat", "passes", "players", "reserve",
         "revealed", "rules", "stack", "status", "turn", "void",
@@ -85,6 +93,7 @@ class HandState:
         self._fives = rules.fives
         self._forbid_out = rules.no_scoring_domino
         self._play_again = rules.play_again
+        self._must_play = rules.must_play
         self._next = [*range(1, players), 0]
 
     def _find_lead(self) -> None:
@@ -173,20 +182,20 @@ class HandState:
         drawn = self.drawn_playable
         playable = (1 << drawn.index) if drawn is not None else self.masks[seat] & line.open_mask
         if playable:
-            new, tile_at, append = tuple.__new__, TILE_AT, moves.append
+            plays, append = _PLAYS[seat], moves.append
             values = line.values
             for end in (0, 1, 2, 3) if line.spinner_open else (0, 1):
                 fitting = playable & PIP_MASK[values[end]]
                 while fitting:
                     bit = fitting & -fitting
                     fitting ^= bit
-                    append(new(Move, (PLAY, seat, tile_at[bit.bit_length() - 1], end, None)))
+                    append(plays[(bit.bit_length() - 1) * 4 + end])
             if self._forbid_out and self.counts[seat] == 1:
                 moves = [m for m in moves if not self._forbidden_out(m.tile, m.end)]  # type: ignore[arg-type]
-        if self.boneyard_count > self.reserve and drawn is None and (not moves or not self.rules.must_play):
-            moves.append(Move(DRAW, seat))
+        if self.boneyard_count > self.reserve and drawn is None and (not moves or not self._must_play):
+            moves.append(_DRAWS[seat])
         if not moves:
-            moves.append(tuple.__new__(Move, (PASS, seat, None, None, None)))
+            moves.append(_PASSES[seat])
         return moves
 
     # -- checking --------------------------------------------------------------------------------
@@ -337,7 +346,7 @@ class HandState:
                     tile = self.stack.pop()
                     move = Move(DRAW, seat, tile)
                 masks[seat] |= tile.bit
-                if self.rules.must_play and line.open_mask & tile.bit:
+                if self._must_play and line.open_mask & tile.bit:
                     self.drawn_playable = tile
             self.boneyard_count -= 1
             self.counts[seat] += 1

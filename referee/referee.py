@@ -277,11 +277,12 @@ class Referee:
         match.start_hand(dealt, boneyard, replace=replace)
         self._replacing = False
         index = match.hand_index
+        findings = [match.hand.void] if match.hand is not None and match.hand.void else []
         self.deals[index] = {
             "dealt": {n: [str(t) for t in h] for n, h in zip(self.players, dealt, strict=True)},
             "boneyard": [str(t) for t in boneyard],
         }
-        return Verdict(ok=True)
+        return Verdict(ok=True, findings=findings)
 
     def _tiles(self, value: object, where: str) -> list[Tile]:
         if not isinstance(value, list):
