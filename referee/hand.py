@@ -86,8 +86,8 @@ class HandState:
         self.out_seat: int | None = None
         self.draws = [0] * players
         self.moves: list[Move] = []
-        # open end values before each move (kept for the table-mode audit)
-        self.ends_before: list[tuple[int, ...]] = []
+        # the open end values and the mover's tile count before each move (for the table-mode audit)
+        self.ends_before: list[tuple[tuple[int, ...], int]] = []
         self._undo: list[tuple[int | None, int, Tile | None, int]] = []
         self.revealed: list[list[Tile]] | None = None
         self._fives = rules.fives
@@ -120,9 +120,9 @@ class HandState:
         return None if self.masks is None else [tiles_in(mask) for mask in self.masks]
 
     @property
-    def history(self) -> list[tuple[Move, tuple[int, ...]]]:
-        """Moves with the open end values before each (recorded on a real table, for the audit)."""
-        return list(zip(self.moves, self.ends_before, strict=True))
+    def history(self) -> list[tuple[Move, tuple[int, ...], int]]:
+        """Moves with the open end values and the mover's tile count before each (on a real table)."""
+        return [(move, values, count) for move, (values, count) in zip(self.moves, self.ends_before, strict=True)]
 
     @property
     def over(self) -> bool:
@@ -310,7 +310,7 @@ class HandState:
         masks = self.masks
         self._undo.append((self.turn, self.passes, self.drawn_playable, -1))
         if masks is None:
-            self.ends_before.append(tuple(line.values))
+            self.ends_before.append((tuple(line.values), self.counts[seat]))
         points = 0
         if kind == PLAY:
             assert tile is not None

@@ -158,7 +158,9 @@ class Match:
         assert hand is not None
         rules = self.rules
         players = len(self.players)
-        pips = [hand.pips(seat) for seat in range(players)] if (hand.masks or hand.revealed) else []
+        # A hand cut short by a target reached mid-hand is not counted (edge case 8), so no pips either.
+        known = hand.masks or hand.revealed
+        pips = [hand.pips(seat) for seat in range(players)] if known and not early else []
         result: dict[str, Any] = {
             "hand": self.hand_index + 1,
             "leader": self.players[hand.lead_seat] if hand.lead_seat is not None else None,

@@ -305,7 +305,7 @@ class Referee:
         hand = match.hand
         if not isinstance(shown, Mapping):
             raise RecordError(f"'reveal' must map players to their tiles, found {shown!r}")
-        if hand is None or not hand.over:
+        if hand is None or not (hand.over or match.hand_finished):
             raise IllegalMoveError("nothing to reveal: the hand is not over")
         revealed: list[list[Tile]] = [[] for _ in self.players]
         for name, tiles in shown.items():
