@@ -89,7 +89,9 @@ def _audit_lead(hand: HandState, revealed: list[list[Tile]]) -> list[str]:
         better = sorted((t for t in dealt if rank(t) > rank(lead)), key=rank)
         if better:
             best = better[-1]
-            what = ("the higher double" if lead.is_double else "a double") if best.is_double else "a heavier tile"
+            what = "a heavier tile"
+            if best.is_double:
+                what = "the higher double" if lead.is_double else "a double"
             findings.append(f"{hand.names[lead_move.seat]} led {lead} but {hand.names[seat]} was dealt "
                             f"{best}, {what}")
     return findings

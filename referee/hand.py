@@ -122,7 +122,8 @@ class HandState:
     @property
     def history(self) -> list[tuple[Move, tuple[int, ...], int]]:
         """Moves with the open end values and the mover's tile count before each (on a real table)."""
-        return [(move, values, count) for move, (values, count) in zip(self.moves, self.ends_before, strict=True)]
+        pairs = zip(self.moves, self.ends_before, strict=True)
+        return [(move, values, count) for move, (values, count) in pairs]
 
     @property
     def over(self) -> bool:
