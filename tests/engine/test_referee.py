@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from referee.cli import main
 from referee.moves import RecordError
@@ -152,3 +154,30 @@ def test_replay_reports_refusals_and_command_errors(tmp_path: Path,
     assert "cannot read the record" in capsys.readouterr().err
     assert main(["simulate", "--rules", "italian", "--players", "3"]) == 1
     assert "italian is played by 2 players" in capsys.readouterr().err
+
+
+SCALARS = (st.none() | st.booleans() | st.integers(-3, 30) | st.floats(allow_nan=False)
+           | st.sampled_from(["3-4", "6-6", "0-0", "9|9", "left", "up", "A", "B", "x"]))
+JSON = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["A", "B"]), inner, max_size=2),
+    max_leaves=6,
+)
+KEYS = ["player", "play", "draw", "pass", "end", "t", "deal", "boneyard", "reveal", "redeal", "start",
+        "timeout", "leave", "substitute", "away", "back", "continue", "clock", "leader", "note", "other"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(events=st.lists(st.dictionaries(st.sampled_from(KEYS), JSON, max_size=4), max_size=12),
+       rules=st.sampled_from(["turkish", "italian", "muggins", "all-fives"]),
+       knowledge=st.sampled_from(["table", "full"]))
+def test_garbage_events_never_crash_the_referee(events: list[dict[str, Any]], rules: str,
+                                                knowledge: str) -> None:
+    referee = Referee(rules, ["A", "B"], knowledge=knowledge)
+    for event in events:
+        before = referee.snapshot()
+        verdict = referee.apply(event)
+        if not verdict.ok:
+            assert verdict.error and referee.snapshot() == before  # edge case 6: refusals change nothing
+    json.dumps(referee.snapshot())
+    json.dumps(referee.record())
