@@ -160,7 +160,8 @@ SCALARS = (st.none() | st.booleans() | st.integers(-3, 30) | st.floats(allow_nan
            | st.sampled_from(["3-4", "6-6", "0-0", "9|9", "left", "up", "A", "B", "x"]))
 JSON = st.recursive(
     SCALARS,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["A", "B"]), inner, max_size=2),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["A", "B"]), inner,
+                                                                max_size=2),
     max_leaves=6,
 )
 KEYS = ["player", "play", "draw", "pass", "end", "t", "deal", "boneyard", "reveal", "redeal", "start",
