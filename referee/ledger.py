@@ -10,6 +10,7 @@ as numerator and denominator. Times are seconds since the Unix epoch, passed in 
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import sqlite3
@@ -133,11 +134,15 @@ class Ledger:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None)
-            self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-            self.db.execute("PRAGMA journal_mode = WAL")
-            self.db.execute("PRAGMA foreign_keys = ON")
-            self._migrate()
+            # Switching a new file to WAL takes a lock SQLite's busy handler does not wait for, so
+            # two processes opening a new ledger at once queue on a lock file instead.
+            with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                self.db = sqlite3.connect(self.path, timeout=busy_timeout, isolation_level=None)
+                self.db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
+                self.db.execute("PRAGMA journal_mode = WAL")
+                self.db.execute("PRAGMA foreign_keys = ON")
+                self._migrate()
         except sqlite3.DatabaseError as error:
             raise LedgerError(f"{self.path}: not a usable ledger ({error})") from None
         except OSError as error:
