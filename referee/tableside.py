@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from referee.absences import AbsenceError, AbsenceRules, Absences, Forfeit
+from referee.absences import AbsenceRules, Absences, Forfeit
 from referee.clocks import ClockPolicy, MoveClock, MoveTiming, clock_from_config
 from referee.config import SECTIONS
 from referee.errors import DominoError
@@ -236,7 +236,7 @@ class TableSide:
                 if verdict is not None:
                     return TableVerdict(True, forfeit=verdict.forfeit, note=str(verdict.forfeit))
             return self._handle(event, t)
-        except (TableEventError, AbsenceError, SeatError) as error:
+        except DominoError as error:
             return TableVerdict(False, str(error))
 
     def _player(self, event: Mapping[str, Any], key: str) -> str:
@@ -331,8 +331,10 @@ class TableSide:
             left = self.clock.policy.time_left(standing, self.clock.elapsed(t))
             if left is not None and left > 0:
                 raise TableEventError(f"timeout: {player} still had {left:g} s at {t:g} s")
-        return self._lose(Forfeit(player, "timeout", t if t is not None else self.last_t or 0.0,
-                                  "the table called time"))
+        at = t if t is not None else self.last_t or 0.0
+        forfeit = Forfeit(player, "timeout", at, "the table called time")
+        self._lose(forfeit)
+        return TableVerdict(True, forfeit=forfeit, note=str(forfeit))
 
     # -- the results ---------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ DAY = 86400.0
 
 
 def test_absence_rules_come_from_the_italian_options() -> None:
-    assert ITALIAN == AbsenceRules(2, 180.0, 30.0)
+    assert AbsenceRules(2, 180.0, 30.0) == ITALIAN
     custom = AbsenceRules.from_options(validate_options(
         "italian", {"max_absences": 1, "absence_seconds": 60, "absence_warning_seconds": 10}))
     assert custom == AbsenceRules(1, 60.0, 10.0)

@@ -229,7 +229,8 @@ POLICIES: list[ClockPolicy] = [
 @settings(max_examples=150, deadline=None)
 @given(index=st.integers(0, len(POLICIES) - 1),
        moves=st.lists(st.floats(min_value=0.0, max_value=120.0, allow_nan=False), max_size=60))
-def test_a_clock_never_goes_negative_and_never_grants_more_than_its_cap(index: int, moves: list[float]) -> None:
+def test_a_clock_never_goes_negative_and_never_grants_more_than_its_cap(index: int,
+                                                                      moves: list[float]) -> None:
     policy = POLICIES[index]
     time = policy.initial()
     grown = 0.0

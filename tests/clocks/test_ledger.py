@@ -23,14 +23,15 @@ def settlement(tag: str, entries: list[LedgerEntry], started_at: float = T0) -> 
 
 def four_players(tag: str, points: tuple[int, int, int, int] = (11, 5, -5, -11)) -> MatchSettlement:
     names = ("Ayşe", "Burak", "Cem", "Deniz")
-    return settlement(tag, [LedgerEntry(n, n, "player", Fraction(p)) for n, p in zip(names, points, strict=True)])
+    return settlement(tag, [LedgerEntry(n, n, "player", Fraction(p))
+                            for n, p in zip(names, points, strict=True)])
 
 
 def test_a_restart_keeps_everything(tmp_path: Path) -> None:
     with Ledger.in_directory(tmp_path) as ledger:
         ledger.apply(four_players("one"), applied_at=T0)
-        ledger.apply(settlement("two", [LedgerEntry("Cem", "Cem", "leaver", Fraction(-22), abandoned_at=50.0)]),
-                     applied_at=T0 + 1)
+        leaver = LedgerEntry("Cem", "Cem", "leaver", Fraction(-22), abandoned_at=50.0)
+        ledger.apply(settlement("two", [leaver]), applied_at=T0 + 1)
     with Ledger.in_directory(tmp_path) as again:
         cem = again.standing("Cem", now=T0)
         assert (cem.points, cem.matches, cem.abandonments) == (Fraction(-27), 2, 1)
@@ -85,8 +86,8 @@ def test_the_third_abandonment_in_seven_days_bars_for_two_hours(tmp_path: Path) 
     with Ledger.in_directory(tmp_path) as ledger:
         for day, tag in [(0, "a"), (3, "b")]:
             booking = ledger.apply(MatchSettlement(record_hash({"m": tag}), "turkish", T0 + day * DAY, (
-                LedgerEntry("Cem", "Cem", "leaver", Fraction(-22), abandoned_at=100.0),), leaving_rules=rules),
-                applied_at=T0)
+                LedgerEntry("Cem", "Cem", "leaver", Fraction(-22), abandoned_at=100.0),),
+                leaving_rules=rules), applied_at=T0)
             assert booking.bars == {}
         booking = ledger.apply(MatchSettlement(record_hash({"m": "c"}), "turkish", T0 + 6 * DAY, (
             LedgerEntry("Cem", "Cem", "leaver", Fraction(-22), abandoned_at=100.0),), leaving_rules=rules),

@@ -6,7 +6,14 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
-from referee.tournament import BuyIn, HeadToHeadOpening, PayoutSplit, Tournament, TournamentError, format_cents
+from referee.tournament import (
+    BuyIn,
+    HeadToHeadOpening,
+    PayoutSplit,
+    Tournament,
+    TournamentError,
+    format_cents,
+)
 
 # The table as RULES.md writes it: buy-in € → (prize pool %, rake %).
 RULES_TABLE = [
