@@ -33,6 +33,7 @@ def register(subparsers: Any) -> None:
                                            "storage.data_dir, or ./data)")
     common.add_argument("--config", help="a table configuration whose storage.data_dir to use")
     common.add_argument("--json", action="store_true", help="print one JSON document")
+    common.add_argument("--at", metavar="TIME", help="bars as of this ISO 8601 time (default: now)")
     standings = actions.add_parser("standings", parents=[common], help="every player, most points first")
     standings.set_defaults(handler=run_standings)
     player = actions.add_parser("player", parents=[common], help="one player's points, matches, bar")
@@ -49,6 +50,18 @@ def data_dir(args: argparse.Namespace) -> Path:
     if args.config:
         return Path(load_config(args.config)["storage"]["data_dir"])
     return Path("data")
+
+
+def moment(args: argparse.Namespace) -> float:
+    """`--at TIME` as seconds since the epoch, or the wall clock (this is the program's edge)."""
+    if not args.at:
+        return time.time()
+    try:
+        when = datetime.fromisoformat(args.at)
+    except ValueError:
+        raise LedgerError(f"--at: found {args.at!r}, allowed an ISO 8601 time such as "
+                          "2026-11-04T20:00:00+00:00") from None
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
 
 
 def _iso(seconds: float | None) -> str | None:
@@ -71,7 +84,7 @@ def _row(standing: Standing) -> dict[str, Any]:
 
 def run_standings(args: argparse.Namespace) -> int:
     with Ledger.in_directory(data_dir(args)) as ledger:
-        table = ledger.standings(now=time.time())
+        table = ledger.standings(now=moment(args))
     lines = [f"{'#':>3}  {'player':<20} {'points':>8} {'matches':>8} {'left':>5}  barred until"]
     for rank, s in enumerate(table, start=1):
         lines.append(f"{rank:>3}  {s.name:<20} {s.points!s:>8} {s.matches:>8} {s.abandonments:>5}  "
@@ -82,7 +95,7 @@ def run_standings(args: argparse.Namespace) -> int:
 
 def run_player(args: argparse.Namespace) -> int:
     with Ledger.in_directory(data_dir(args)) as ledger:
-        standing = ledger.standing(args.name, now=time.time())
+        standing = ledger.standing(args.name, now=moment(args))
         history = ledger.history(args.name)
     document = {**_row(standing), "history": history}
     text = (f"{standing.name}: {standing.points} points, {standing.matches} matches, "
@@ -135,7 +148,7 @@ def run_record(args: argparse.Namespace) -> int:
     from referee.record import load_record
 
     document = load_record(args.record)
-    now = time.time()
+    now = moment(args)
     settlement, report = settlement_for(document, source=str(args.record), now=now)
     if not settlement.entries:
         raise LedgerError(f"{args.record}: the match is not finished and nobody left it: nothing to book")
