@@ -153,16 +153,22 @@ def run_record(args: argparse.Namespace) -> int:
     if not settlement.entries:
         raise LedgerError(f"{args.record}: the match is not finished and nobody left it: nothing to book")
     with Ledger.in_directory(data_dir(args)) as ledger:
+        # A barred player should not have started: the match still counts, with a warning.
+        warnings = [f"{name} was barred until {_iso(until)} when this match started"
+                    for name in report["players"]
+                    if name in ledger.players()
+                    and (until := ledger.barred_until(name, settlement.started_at)) is not None]
         booking = ledger.apply(settlement, applied_at=now)
     document_out = {**booking.as_dict(), "record_hash": settlement.record_hash,
                     "finished": settlement.finished,
                     "bars": {k: _iso(v) for k, v in booking.bars.items()},
-                    "table": report.get("table")}
+                    "warnings": warnings, "table": report.get("table")}
     if booking.applied:
         text = f"booked match {booking.match_id} from {args.record}:\n" + "".join(
             f"  {name}: {points}\n" for name, points in booking.points.items())
         text += "".join(f"  {name} is barred until {_iso(until)}\n" for name, until in booking.bars.items())
     else:
         text = f"{args.record} was already booked as match {booking.match_id}: nothing changed\n"
+    text += "".join(f"warning: {warning}\n" for warning in warnings)
     _emit(args, document_out, text)
     return 0

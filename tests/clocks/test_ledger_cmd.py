@@ -77,6 +77,12 @@ def test_three_abandonments_within_a_week_bar_the_player(tmp_path: Path) -> None
     assert after["barred_until"] is None
     table = ledger("standings", "--data-dir", str(data), "--at", "2026-11-04T20:00:00Z").stdout
     assert "2026-11-04T21:00:20+00:00" in table
+    # A match Cem started while barred is booked, with a warning.
+    fourth = {**third, "started_at": "2026-11-04T20:30:00+00:00"}
+    third_path.write_text(json.dumps(fourth), encoding="utf-8")
+    warned = as_json(ledger("record", str(third_path), "--data-dir", str(data), "--json"))
+    assert warned["applied"]
+    assert warned["warnings"] == ["Cem was barred until 2026-11-04T21:00:20+00:00 when this match started"]
 
 
 def test_the_data_directory_comes_from_the_config_or_defaults_to_data(tmp_path: Path) -> None:
