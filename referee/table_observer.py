@@ -127,7 +127,7 @@ def replay_table(document: Mapping[str, Any]) -> tuple[dict[str, Any], TableObse
     """`replay` of a record with the table side attached: the report gains a `table` section."""
     from referee.record import replay_with_referee, validate_record
 
-    validate_record(document)
+    validate_record(document)  # before reading its options and clock
     observer = TableObserver.for_record(document)
     referee, report = replay_with_referee(document, (observer,))
     report["table"] = observer.summary(referee)
