@@ -50,8 +50,11 @@ class TableObserver:
             already_over = side.over
             self.pending = side.handle(event)
             forfeit = self.pending.forfeit
-            if forfeit is not None and not already_over and "timeout" not in event:
-                self._forfeit(referee, forfeit.player, forfeit.reason, forfeit.detail)
+            if forfeit is not None and not already_over and "leave" not in event:
+                # The engine ends the match itself on `leave` (outside turkish) and, in italian,
+                # on `timeout`; the table side ends it for everything else.
+                self._forfeit(referee, forfeit.player, forfeit.reason, forfeit.detail,
+                              only_if_not_italian=forfeit.reason == "timeout" and "timeout" in event)
             return ()
         if not any(key in event for key in GAME_ACTIONS):
             return ()
@@ -85,6 +88,13 @@ class TableObserver:
                 verdict.error = mine.error
                 if referee.match.over:
                     verdict.match_result = referee.match.result()
+            elif not mine.ok and verdict.ok and mine.forfeit is None and not is_table_event(event):
+                # A move the table side refuses (play waits for Continue, the player is away,
+                # time going back) changes nothing: take it back.
+                referee.undo()
+                verdict.ok, verdict.error, verdict.points = False, f"table: {mine.error}", 0
+                verdict.hand_result = verdict.match_result = None
+                return
             elif not mine.ok:
                 verdict.findings.append(f"table: {mine.error}")
             elif mine.note:
@@ -105,7 +115,7 @@ class TableObserver:
             return  # the engine's own `timeout` handling ends an italian match
         seat = referee.seat_of(player)
         text = {"late-return": "came back late", "third-absence": "stepped away a third time",
-                "left": "left the match"}.get(reason, reason)
+                "left": "left the match", "timeout": "ran out of time"}.get(reason, reason)
         referee.match.forfeit(seat, f"{text} ({detail})" if detail else text)
 
     # -- the report ------------------------------------------------------------------------------

@@ -1,29 +1,25 @@
 """Writes the table-side regression records in tests/clocks/records/ (run once; the files are data).
 
-Each record is a simulated match (`domino-referee simulate`, fixed seeds) cut to what the case
-needs, with timestamps `t` and table-side events added by hand-written schedules below. Run it
-as `python -m tests.clocks.make_records` from the project root to regenerate them.
+Each record is a simulated match (records/base/, from `domino-referee simulate` with fixed seeds)
+cut to what the case needs, with timestamps `t` and table-side events added by the hand-written
+schedules below. Run `python -m tests.clocks.make_records` from the project root to regenerate.
 """
 
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 from typing import Any
-
-from referee.players import find_strategy
-from referee.rules import find_rules
-from referee.simulate import simulate_match
 
 HERE = Path(__file__).resolve().parent / "records"
 START = {"start": True, "t": 0}
 
 
-def simulated(rules: str, players: list[str], seed: int, **options: Any) -> dict[str, Any]:
-    strategies = [find_strategy("greedy" if seat % 2 == 0 else "random") for seat in range(len(players))]
-    _, record = simulate_match(find_rules(rules)(options), players, strategies, random.Random(seed))
-    assert record is not None
+def simulated(name: str) -> dict[str, Any]:
+    """A base record: a simulated match kept as data, so the cases do not move with the engine's
+    simulation (`base/italian-seed-3.json` and `base/turkish-seed-5.json` came from
+    `domino-referee simulate --seed 3 --rules italian` and `--seed 5 --rules turkish --option hands=2`)."""
+    record: dict[str, Any] = json.loads((HERE / "base" / name).read_text(encoding="utf-8"))
     return record
 
 
@@ -59,7 +55,7 @@ def one_hand(record: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, 
 
 
 def italian_records() -> None:
-    base = simulated("italian", ["Ayşe", "Burak"], 3)
+    base = simulated("italian-seed-3.json")
     events = base["hands"][0]["events"]
     moves = sum(1 for e in events if "play" in e or "pass" in e)
     # Every hand starts with a `start` event; moves alternate fast (4 s) and slow (16 s), in time.
@@ -106,6 +102,13 @@ def italian_records() -> None:
     away = [{"player": mover, "away": True, "t": t0 + 1}, {"player": other, "away": True, "t": t0 + 200}]
     write("italian-absence-ran-out.json", one_hand(base, [*head, *away]))
 
+    # The player who stepped away tries to move before coming back: refused, then made after `back`.
+    rest = [{**e, "t": e["t"] + 20.0} for e in stamped[cut + 1:]]
+    early = {**stamped[cut + 1], "t": t0 + 2}
+    away = [{"player": mover, "away": True, "t": t0 + 1}, early,
+            {"player": mover, "back": True, "t": t0 + 10}]
+    write("italian-away-player-cannot-move.json", one_hand(base, [*head, *away, *rest]))
+
     # A third absence loses the match.
     trips = []
     for k in range(3):
@@ -144,7 +147,7 @@ def rename_after(events: list[dict[str, Any]], start: int, old: str, new: str) -
 
 
 def turkish_records() -> None:
-    base = simulated("turkish", ["Ayşe", "Burak", "Cem", "Deniz"], 5, hands=2)
+    base = simulated("turkish-seed-5.json")
     first, second = base["hands"]
     t_first = timed(first["events"], 1.0, [2.0] * 100)
     t_second = timed(second["events"], 100.0, [2.0] * 100)
@@ -179,6 +182,12 @@ def turkish_records() -> None:
     waiting = [{"player": "Ayşe", "leave": True, "t": t0 + 1}, {"continue": True, "t": t0 + 2},
                {"player": "Ayşe", "substitute": "Efe", "t": t0 + 5}, {"continue": True, "t": t0 + 6}]
     write("turkish-continue-needs-a-substitute.json", with_table(waiting, "Ayşe"))
+    mover = t_second[cut]["player"]
+    leaver = next(p for p in base["players"] if p != mover)
+    early = {**t_second[cut], "t": t0 + 2}
+    waits = [{"player": leaver, "leave": True, "t": t0 + 1}, early,
+             {"player": leaver, "substitute": "Efe", "t": t0 + 5}, {"continue": True, "t": t0 + 6}]
+    write("turkish-play-waits-for-continue.json", with_table(waits, leaver))
     unfinished = {**base, "started_at": "2026-11-03T19:00:00+00:00",
                   "hands": [{**first, "events": [*t_first[:5], {"player": "Cem", "leave": True, "t": 20}]}]}
     write("turkish-leave-unfinished.json", unfinished)

@@ -139,3 +139,18 @@ def test_a_bad_started_at_or_at_is_named(tmp_path: Path) -> None:
                                                      ok=False).stderr
     assert "--at: found 'soon'" in ledger("standings", "--data-dir", str(tmp_path), "--at", "soon",
                                           ok=False).stderr
+
+
+def test_a_substitute_above_3000_points_gains_nothing(tmp_path: Path) -> None:
+    from fractions import Fraction
+
+    from referee.leaving import LedgerEntry
+    from referee.ledger import Ledger, MatchSettlement
+
+    with Ledger.in_directory(tmp_path) as book:
+        rich = LedgerEntry("Efe", "Efe", "player", Fraction(3001))
+        book.apply(MatchSettlement("seed", "turkish", 0.0, (rich,)), applied_at=0.0)
+    booked = as_json(ledger("record", str(RECORDS / "turkish-leave-substitute-gains.json"),
+                            "--data-dir", str(tmp_path), "--json"))
+    assert booked["points"]["Efe"] == 0   # the seat's +1 would be his below the limit
+    assert points(tmp_path)["Efe"] == 3001

@@ -146,3 +146,22 @@ def test_replay_for_people_names_the_table_side(capsys: pytest.CaptureFixture[st
     assert "timeout: Ayşe at 45 s (the 30 s for the move ran out at 45 s)" in out
     assert main(["replay", str(RECORDS / "turkish-leave-substitute-gains.json")]) == 0
     assert "Cem left at 113 s: -4 points" in capsys.readouterr().out
+
+
+def test_a_player_who_is_away_cannot_move_until_back(capsys: pytest.CaptureFixture[str]) -> None:
+    report = replay_json("italian-away-player-cannot-move.json", capsys)
+    refused = [v for v in report["events"] if not v["ok"]]
+    assert len(refused) == 1 and "Ayşe is away (since 10 s)" in refused[0]["error"]
+    replayed = [v for v in report["events"] if v["input"].get("play") == refused[0]["input"]["play"]]
+    assert [v["ok"] for v in replayed] == [False, True]   # the same tile, after `back`
+    assert ("Ayşe", 14.0) in [(m["player"], m["used"]) for m in report["table"]["moves"]]
+
+
+def test_play_waits_for_continue(capsys: pytest.CaptureFixture[str]) -> None:
+    report = replay_json("turkish-play-waits-for-continue.json", capsys)
+    refused = [v for v in report["events"] if not v["ok"]]
+    assert len(refused) == 1 and "suspended until the table manager presses Continue" in refused[0]["error"]
+    # Refused, it changed nothing: the match ends as the one without the table events.
+    base = replay(load_record(RECORDS / "base" / "turkish-seed-5.json"))["match"]
+    assert report["match"]["standings"] == base["standings"]
+    assert ledger_points(report)["Efe"] == 2
