@@ -50,11 +50,10 @@ class TableObserver:
             already_over = side.over
             self.pending = side.handle(event)
             forfeit = self.pending.forfeit
-            if forfeit is not None and not already_over and "leave" not in event:
-                # The engine ends the match itself on `leave` (outside turkish) and, in italian,
-                # on `timeout`; the table side ends it for everything else.
-                self._forfeit(referee, forfeit.player, forfeit.reason, forfeit.detail,
-                              only_if_not_italian=forfeit.reason == "timeout" and "timeout" in event)
+            if forfeit is not None and not already_over:
+                # The table side ends the match; the engine's own handling of `timeout` and
+                # `leave` then finds it over.
+                self._forfeit(referee, forfeit.player, forfeit.reason, forfeit.detail)
             return ()
         if not any(key in event for key in GAME_ACTIONS):
             return ()
@@ -66,8 +65,7 @@ class TableObserver:
         if forfeit.reason == "timeout":
             derived = {"player": forfeit.player, "timeout": True, "t": forfeit.t}
             self.derived.append(derived)
-            self._forfeit(referee, forfeit.player, "ran out of time", forfeit.detail,
-                          only_if_not_italian=True)
+            self._forfeit(referee, forfeit.player, forfeit.reason, forfeit.detail)
             return (derived,)
         self._forfeit(referee, forfeit.player, forfeit.reason, forfeit.detail)
         return ()
@@ -80,6 +78,9 @@ class TableObserver:
                                     f"{event['t']:g} s")
             return
         mine, self.pending = self.pending, None
+        if mine is not None and mine.forfeit is not None and verdict.match_result is None \
+                and referee.match.over:
+            verdict.match_result = referee.match.result()  # the match ended at this event
         if mine is not None:
             if not mine.ok and verdict.ok and any(key in event for key in NO_EFFECT_IN_ENGINE):
                 # The engine records these events without effect, so the table side's refusal
@@ -109,10 +110,7 @@ class TableObserver:
         # Taking back a tile does not give back time: the clock keeps what was charged.
         return None
 
-    def _forfeit(self, referee: Any, player: str, reason: str, detail: str,
-                 only_if_not_italian: bool = False) -> None:
-        if only_if_not_italian and referee.rules.name == "italian":
-            return  # the engine's own `timeout` handling ends an italian match
+    def _forfeit(self, referee: Any, player: str, reason: str, detail: str) -> None:
         seat = referee.seat_of(player)
         text = {"late-return": "came back late", "third-absence": "stepped away a third time",
                 "left": "left the match", "timeout": "ran out of time"}.get(reason, reason)

@@ -243,6 +243,14 @@ class TableSide:
         player = event.get("player")
         if not isinstance(player, str) or not player:
             raise TableEventError(f"{key}: the event names no player: {dict(event)!r}")
+        return self._at_table(player, key)
+
+    def _at_table(self, player: str, key: str) -> str:
+        """`player` as named by an event: someone playing in this match (or, in turkish, a seat)."""
+        known = self.seating.participants if self.turkish else self.players
+        if player not in known:
+            raise TableEventError(f"{key}: {player!r} does not play in this match "
+                                  f"(players: {', '.join(known)})")
         return player
 
     def _need_t(self, t: float | None, key: str) -> float:
@@ -301,7 +309,7 @@ class TableSide:
             if not self.turkish:
                 if player not in self.players:
                     raise TableEventError(f"leave: {player!r} does not play in this match")
-                return self._lose(Forfeit(player, "left", at, "left the match"))
+                return self._lose(Forfeit(player, "left", at))
             departure = self.seating.leave(player, at)
             self.clock.pause(at)
             return TableVerdict(True, note=f"{player} leaves: {-self.seating.rules.leave_penalty} points")
