@@ -346,6 +346,17 @@ class TableSide:
 
     # -- the results ---------------------------------------------------------------------
 
+    def snapshot(self, now: float) -> dict[str, Any]:
+        """What a scoreboard or overlay shows at `now`: the move clock, who is away and until
+        when (flagged in their last seconds), whether play waits for Continue, a forfeit."""
+        return {
+            "clock": self.clock.snapshot(now),
+            "away": self.absences.snapshot(now),
+            "waiting_for_continue": self.turkish and self.seating.suspended,
+            "empty_seats": self.seating.empty_seats() if self.turkish else [],
+            "forfeit": self.forfeit.as_dict() if self.forfeit else None,
+        }
+
     def departures(self) -> list[Departure]:
         return list(self.seating.departures)
 

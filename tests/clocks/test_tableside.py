@@ -230,3 +230,20 @@ def test_a_scoreboard_can_count_down_from_the_deadline() -> None:
     assert side.clock.deadline == 140.0
     assert side.clock.snapshot(135.0)["time_left"] == 5.0
     assert side.clock.snapshot(135.0)["warning"] is True
+
+
+def test_the_display_snapshot_counts_down_the_move_and_the_absence() -> None:
+    side = italian()
+    drive(side, [{"start": True, "t": 0}, {"player": "A", "play": "6-6", "t": 5}])
+    side.clock.claim("B")
+    shown = side.snapshot(20.0)
+    assert shown["clock"]["on_move"] == "B" and shown["clock"]["time_left"] == 5.0
+    assert shown["clock"]["warning"] and shown["clock"]["deadline"] == 25.0
+    side.handle({"player": "B", "away": True, "t": 21})
+    away = side.snapshot(171.0)
+    assert away["clock"]["deadline"] is None and away["clock"]["time_left"] == 4.0
+    assert away["away"] == {"B": {"time_left": 30.0, "warning": True, "deadline": 201.0, "absence": 1}}
+    assert away["forfeit"] is None and not away["waiting_for_continue"]
+    table = turkish()
+    table.handle({"player": "Cem", "leave": True, "t": 3})
+    assert table.snapshot(4.0)["waiting_for_continue"] and table.snapshot(4.0)["empty_seats"] == ["Cem"]
