@@ -267,3 +267,33 @@ def test_italian_clock_matches_its_rule_move_by_move(moves: list[tuple[float, bo
         time = clock.after_move(time, used)
         assert time.main == pytest.approx(expected)
         assert 0 < time.main <= 30
+
+
+@settings(max_examples=150, deadline=None)
+@given(index=st.integers(0, len(POLICIES) - 1),
+       steps=st.lists(st.tuples(st.sampled_from(["pause", "resume", "end", "look"]),
+                                st.floats(min_value=0.0, max_value=50.0, allow_nan=False)), max_size=40))
+def test_a_move_clock_with_pauses_never_counts_more_than_the_time_that_ran(
+        index: int, steps: list[tuple[str, float]]) -> None:
+    clock = MoveClock(POLICIES[index], ["A", "B"])
+    now = 0.0
+    clock.start_turn("A", now)
+    turn_start, players = now, iter(["B", "A"] * 40)
+    for action, gap in steps:
+        now += gap
+        elapsed = clock.elapsed(now)
+        assert 0.0 <= elapsed <= now - turn_start + 1e-9
+        left = clock.time_left(now)
+        assert left is None or left >= 0.0
+        if clock.deadline is not None:
+            assert clock.deadline >= turn_start
+        if action == "pause":
+            clock.pause(now)
+        elif action == "resume":
+            clock.resume(now)
+        elif action == "end":
+            timing = clock.end_move(now)
+            assert timing.used == pytest.approx(elapsed)
+            assert timing.timed_out == (timing.allowance is not None and timing.used > timing.allowance)
+            clock.start_turn(next(players), now)
+            turn_start = now
