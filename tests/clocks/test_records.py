@@ -167,7 +167,8 @@ def test_play_waits_for_continue(capsys: pytest.CaptureFixture[str]) -> None:
     assert ledger_points(report)["Efe"] == 2
 
 
-def test_a_record_with_nothing_for_the_table_side_replays_as_before(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_record_with_nothing_for_the_table_side_replays_as_before(
+        capsys: pytest.CaptureFixture[str]) -> None:
     report = replay_json("base/turkish-seed-5.json", capsys)
     assert "table" not in report
     assert report == json.loads(json.dumps(replay(load_record(RECORDS / "base" / "turkish-seed-5.json"))))
