@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "referee.commands.config_cmd",
     "referee.commands.replay_cmd",
     "referee.commands.simulate_cmd",
+    "referee.commands.ledger_cmd",
     "firmware_bridge.cli",
 )
 
