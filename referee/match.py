@@ -164,7 +164,9 @@ class Match:
         result: dict[str, Any] = {
             "hand": self.hand_index + 1,
             "leader": self.players[hand.lead_seat] if hand.lead_seat is not None else None,
-            "outcome": hand.status or "stopped",
+            # A target reached mid-hand ends the game at that play (edge case 8); a block that only
+            # the hidden hands prove is moot then, and a real table could not have seen it.
+            "outcome": (hand.status if hand.status == OUT or not early else None) or "stopped",
             "winner": (self.players[hand.out_seat]
                        if hand.status == OUT and hand.out_seat is not None else None),
         }
