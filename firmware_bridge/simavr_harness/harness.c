@@ -225,10 +225,14 @@ static uint64_t cycles_to_ns(uint64_t cycles) { return cycles * 1000000000ull / 
 
 static void on_buzzer_pin(avr_irq_t *irq, uint32_t value, void *param)
 {
+    (void)irq;
     (void)param;
-    if ((value & 1) == (irq->value & 1)) {
+    /* a timer-driven edge arrives twice (from the timer, then from the port): keep our own level */
+    static uint32_t level;
+    if ((value & 1) == level) {
         return;
     }
+    level = value & 1;
     uint64_t now = cycles_to_ns(avr->cycle);
     if (!tone_sounding) {
         tone_sounding = true;
