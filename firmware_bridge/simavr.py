@@ -128,7 +128,8 @@ def build_harness(build_dir: Path | None = None) -> Build:
     _need("make", "make")
     _need("cc", "gcc")
     if not Path("/usr/include/simavr/sim_avr.h").exists():
-        raise SimavrError("simavr headers not found; install: sudo apt-get install simavr libsimavr-dev libelf-dev")
+        raise SimavrError("simavr headers not found; install: "
+                          "sudo apt-get install simavr libsimavr-dev libelf-dev")
     if not Path("/usr/include/libelf.h").exists() and not Path("/usr/include/gelf.h").exists():
         raise SimavrError("libelf headers not found; install: sudo apt-get install libelf-dev")
     build_dir = Path(build_dir or DEFAULT_BUILD_DIR)
@@ -153,11 +154,13 @@ class SimulatedBoard:
     """
 
     def __init__(self, elf: Path | None = None, harness: Path | None = None, *,
-                 link: str | os.PathLike[str] | None = None, build_dir: Path | None = None) -> None:
+                 link: str | os.PathLike[str] | None = None, build_dir: Path | None = None,
+                 trace: Sequence[str] = ()) -> None:
         self.elf = Path(elf) if elf else None
         self.harness = Path(harness) if harness else None
         self.build_dir = build_dir
         self.link = str(link) if link else None
+        self.trace = tuple(trace)  # "spi", "uart": also report every byte (SPI / RX, TX observations)
         self.pty = ""
         self.displays: list[DisplayShown] = []
         self.buzzer_events: list[Tone] = []
@@ -174,6 +177,7 @@ class SimulatedBoard:
         elf = self.elf or build_firmware(self.build_dir).path
         harness = self.harness or build_harness(self.build_dir).path
         command = [str(harness), str(elf)] + (["--link", self.link] if self.link else [])
+        command += [f"--trace-{what}" for what in self.trace]
         self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, text=True, bufsize=1)
         self._reader = threading.Thread(target=self._read, name="simavr-harness", daemon=True)
@@ -341,7 +345,7 @@ class SimulatedBoard:
             elif kind == "TONE_OFF":
                 sim, wall, start, hz = rest.split()
                 self.buzzer_events.append(Tone(int(start), int(sim), float(hz), float(wall)))
-            elif kind in ("LEDS", "BUTTON", "TIME", "TONE_ON", "SPI"):
+            elif kind in ("LEDS", "BUTTON", "TIME", "TONE_ON", "SPI", "RX", "TX"):
                 sim, wall, *fields = rest.split()
                 self.observations.append(Observation(kind, int(sim), float(wall), tuple(fields)))
             else:

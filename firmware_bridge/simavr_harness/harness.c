@@ -2,11 +2,12 @@
  * Runs the scoreboard firmware on a simulated ATmega328P (libsimavr) in real time and reports what
  * it drives.  UART0 is bridged to a pseudo-terminal the host opens like the real board's port.
  *
- *   scoreboard-harness FIRMWARE.elf [--link PATH] [--trace-spi]
+ *   scoreboard-harness FIRMWARE.elf [--link PATH] [--trace-spi] [--trace-uart]
  *
  * stdout, one line per observation (sim = simulated microseconds since reset, wall = the
  * CLOCK_MONOTONIC seconds the observation was made, comparable with Python's time.monotonic()):
- *   PTY <path>                              the board's serial port (also --link PATH, a symlink)
+ *   PTY <path>                              the board's serial port (also --link PATH, a symlink),
+ *                                           20 simulated ms after power-up, once its UART listens
  *   DISPLAY <sim> <wall> <48 hex> |<24 chars>|   the 24 digits now shown (segments; characters)
  *   TONE_ON <sim> <wall>                    the buzzer pin started toggling
  *   TONE_OFF <sim> <wall> <start sim> <hz>  ... stopped; the tone's start and measured frequency
@@ -14,6 +15,7 @@
  *   BUTTON <sim> <wall> <name> down|up      a button pin driven by a command
  *   TIME <sim> <wall>                       once per simulated second: the pace against the wall
  *   SPI <sim> <wall> <hex>                  every byte sent (with --trace-spi)
+ *   RX / TX <sim> <wall> <hex>              every byte to / from the firmware's UART (--trace-uart)
  * stdin, one command per line:
  *   press NAME [MS]   hold a button down MS simulated milliseconds (default 100), then release
  *   down NAME / up NAME, quit          (NAME: start, pass, continue)
@@ -48,7 +50,8 @@
 #define CHIPS 3
 #define DIGITS 24
 #define HOST_BUFFER 8192
-#define MAX_SLEEP_NS 1000000L /* host input waits at most 1 ms (one firmware tick) */
+#define MAX_SLEEP_NS 1000000L
+#define BOOT_US 20000 /* the port appears 20 ms after power-up */ /* host input waits at most 1 ms (one firmware tick) */
 
 static const char *const button_names[] = {"start", "pass", "continue"};
 #define BUTTON_COUNT 3
@@ -61,7 +64,9 @@ static volatile sig_atomic_t quit_requested;
 static double wall_start;
 static int pty_master = -1, pty_slave = -1;
 static char link_path[512];
-static bool trace_spi;
+static char pty_name[128];
+static bool announced;
+static bool trace_spi, trace_uart;
 
 /* host -> board bytes waiting for room in the simulated UART */
 static uint8_t host_bytes[HOST_BUFFER];
@@ -359,6 +364,9 @@ static void on_uart_output(avr_irq_t *irq, uint32_t value, void *param)
     (void)irq;
     (void)param;
     uint8_t byte = (uint8_t)value;
+    if (trace_uart) {
+        report("TX", sim_us(), "%02x", byte);
+    }
     /* nobody reading for long: the tty queue fills and bytes are lost, as on a real unplugged cable */
     if (write(pty_master, &byte, 1) < 0 && errno != EAGAIN) {
         perror("harness: pty write");
@@ -397,6 +405,9 @@ static void read_host(void)
 static void feed_uart(void)
 {
     while (host_tail < host_head && !uart_xoff) {
+        if (trace_uart) {
+            report("RX", sim_us(), "%02x", host_bytes[host_tail]);
+        }
         avr_raise_irq(uart_input_irq, host_bytes[host_tail++]);
     }
     if (host_tail == host_head) {
@@ -421,21 +432,32 @@ static void open_pty(void)
     }
     cfmakeraw(&raw);
     tcsetattr(pty_slave, TCSANOW, &raw);
-    if (link_path[0]) {
-        unlink(link_path);
-        if (symlink(name, link_path) < 0) {
-            perror("harness: symlink");
-            exit(1);
-        }
-    }
-    printf("PTY %s\n", name);
-    fflush(stdout);
+    snprintf(pty_name, sizeof pty_name, "%s", name);
 }
 
 /* ---- keeping real time ------------------------------------------------------------------ */
 
+/* The port appears once the board is up (as a USB board's does): bytes sent while the firmware's
+ * UART is still off would be lost, on real hardware as here. */
+static void announce_port(void)
+{
+    if (link_path[0]) {
+        unlink(link_path);
+        if (symlink(pty_name, link_path) < 0) {
+            perror("harness: symlink");
+            exit(1);
+        }
+    }
+    printf("PTY %s\n", pty_name);
+    fflush(stdout);
+    announced = true;
+}
+
 static void housekeeping(void)
 {
+    if (!announced && sim_us() >= BOOT_US) {
+        announce_port();
+    }
     feed_uart();
     check_tone_stopped();
     uint64_t now_us = sim_us();
@@ -506,12 +528,14 @@ int main(int argc, char **argv)
             snprintf(link_path, sizeof link_path, "%s", argv[++i]);
         } else if (strcmp(argv[i], "--trace-spi") == 0) {
             trace_spi = true;
+        } else if (strcmp(argv[i], "--trace-uart") == 0) {
+            trace_uart = true;
         } else {
             firmware_path = argv[i];
         }
     }
     if (!firmware_path) {
-        fprintf(stderr, "usage: %s FIRMWARE.elf [--link PATH] [--trace-spi]\n", argv[0]);
+        fprintf(stderr, "usage: %s FIRMWARE.elf [--link PATH] [--trace-spi] [--trace-uart]\n", argv[0]);
         return 2;
     }
     elf_firmware_t firmware;
