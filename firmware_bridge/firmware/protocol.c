@@ -179,14 +179,17 @@ static void handle_hello(const frame_t *f)
 
 static void handle_answer(const frame_t *f, uint32_t now_ms)
 {
-    if (!event_outstanding || f->seq != event_seq) {
-        return; /* a late answer to an event already resent or given up */
-    }
-    if (f->type == MSG_NACK && f->length == 1 && f->payload[0] == NACK_GARBAGE) {
-        event_sent_ms = now_ms - RETRY_MS; /* the host got it garbled: resend on the next tick */
+    if (!event_outstanding) {
         return;
     }
-    event_outstanding = false;
+    if (f->type == MSG_NACK && f->length == 1 && f->payload[0] == NACK_GARBAGE) {
+        /* the host got a garbled frame (it cannot know its seq, so 255): resend on the next tick */
+        event_sent_ms = now_ms - RETRY_MS;
+        return;
+    }
+    if (f->seq == event_seq) {
+        event_outstanding = false; /* ACK, or a final NACK the host will not change its mind on */
+    }
 }
 
 static void handle_frame(const frame_t *f, uint32_t now_ms)

@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <simavr/avr_extint.h>
 #include <simavr/avr_ioport.h>
 #include <simavr/avr_spi.h>
 #include <simavr/avr_uart.h>
@@ -569,6 +570,12 @@ int main(int argc, char **argv)
     avr_irq_register_notify(port_irq('B', LOAD_PIN), on_load_pin, NULL);
     avr_irq_register_notify(port_irq('D', BUZZER_PIN), on_buzzer_pin, NULL);
     avr_irq_register_notify(port_irq('C', IOPORT_IRQ_PIN_ALL), on_port_c, NULL);
+    /* Start and Pass sit on INT0/INT1, whose reset default is "low level".  simavr then re-checks a
+     * held-low pin every cycle, even with the interrupt masked, so a held button would keep the
+     * simulated CPU from ever sleeping (and the simulation from keeping real time).  The firmware
+     * does not use these interrupts: turn that emulation off. */
+    avr_extint_set_strict_lvl_trig(avr, 0, 0);
+    avr_extint_set_strict_lvl_trig(avr, 1, 0);
     for (int i = 0; i < BUTTON_COUNT; i++) {
         button_irq[i] = port_irq('D', BUTTON_FIRST_PIN + i);
         avr_raise_irq(button_irq[i], 1); /* released: the pull-up holds the pin high */
