@@ -277,6 +277,15 @@ class SimulatedBoard:
             changes = [o for o in self.observations if o.kind == "LEDS"]
             return int(changes[-1].fields[0], 16) if changes else 0
 
+    def wall_of(self, sim_us: int) -> float:
+        """The `time.monotonic()` moment of simulated time `sim_us` (the harness keeps them locked;
+        this uses the latest once-a-second TIME report)."""
+        with self._changed:
+            times = [o for o in self.observations if o.kind == "TIME"]
+        if not times:
+            raise SimavrError("the harness has not reported its time yet")
+        return times[-1].wall + (sim_us - times[-1].sim_us) / 1e6
+
     def of_kind(self, kind: str) -> list[Observation]:
         with self._changed:
             return [o for o in self.observations if o.kind == kind]
