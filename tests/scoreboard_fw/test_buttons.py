@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from firmware_bridge.codec import Ack, ButtonAction, ButtonEvent, Frame, Nack, NackReason
 from firmware_bridge.simavr import SimulatedBoard
 from tests.scoreboard_fw.driver import Driver
@@ -17,7 +19,7 @@ def test_an_unacknowledged_press_is_sent_four_times_then_dropped(host: Driver, b
     resends = [host.next(0.5) for _ in range(3)]
     assert [r.frame for r in resends] == [first.frame] * 3, "resends keep the event's seq"
     arrivals = [first.wall] + [r.wall for r in resends]
-    gaps = [later - earlier for earlier, later in zip(arrivals, arrivals[1:], strict=False)]
+    gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals)]
     assert all(0.08 <= gap <= 0.25 for gap in gaps), gaps  # every 100 ms
     assert host.collect(0.4) == [], "more than 3 retries"
 

@@ -3,6 +3,8 @@ warning, and shows `no HoSt` when the host falls silent."""
 
 from __future__ import annotations
 
+import itertools
+
 from firmware_bridge.codec import Ack, Heartbeat, SetClock, SetScores, Status, StatusReply
 from firmware_bridge.display import DisplayState, layout
 from firmware_bridge.scoreboard import Scoreboard
@@ -53,7 +55,7 @@ def test_the_warning_blinks_250_ms_on_250_ms_off(host: Driver, board: SimulatedB
     assert host.request(SetClock(1, 95, running=True, warning=True)).message == Ack()
     assert board.wait_for(lambda b: len(blink_edges(b)[0]) >= 4, 3.0)
     blanks, shows = blink_edges(board)
-    periods = [(later - earlier) / 1000 for earlier, later in zip(blanks, blanks[1:], strict=False)]
+    periods = [(later - earlier) / 1000 for earlier, later in itertools.pairwise(blanks)]
     assert all(abs(period - 500) <= 11 for period in periods), periods  # a display update takes <= 10 ms
     off_times = [(show - blank) / 1000 for blank, show in zip(blanks, shows, strict=False)]
     assert all(abs(off - 250) <= 11 for off in off_times), off_times
