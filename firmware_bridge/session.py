@@ -33,6 +33,8 @@ from firmware_bridge.codec import (
 from firmware_bridge.display import DisplayState
 from referee.errors import DominoError
 
+_EPSILON = 1e-9  # fake clocks step in decimal fractions that binary floats round
+
 
 class LinkError(DominoError, ConnectionError):
     """The scoreboard link failed: the port, the board, or an answer was wrong."""
@@ -200,13 +202,14 @@ class Session:
             return b""
         outstanding = self._outstanding
         if outstanding is not None:
-            if now - outstanding.sent_at < self.ack_timeout:
+            if now - outstanding.sent_at < self.ack_timeout - _EPSILON:
                 return b""
             return self._retry(outstanding, now, f"no answer to {outstanding.message or 'SYNC'} "
                                                  f"within {self.ack_timeout * 1000:.0f} ms")
         if self._queue and (self.link_state == LinkState.CONNECTED or self._queue[0].is_handshake):
             return self._transmit(self._queue.popleft(), now)
-        if self.link_state == LinkState.CONNECTED and now - self._last_sent >= self.heartbeat_interval:
+        silent = now - self._last_sent
+        if self.link_state == LinkState.CONNECTED and silent >= self.heartbeat_interval - _EPSILON:
             self.stats.heartbeats += 1
             return self._transmit(_Outgoing(Heartbeat(), None), now)
         return b""
