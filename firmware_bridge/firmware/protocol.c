@@ -12,10 +12,10 @@
 #include "tick.h"
 #include "uart.h"
 
-#define RENDER_EVERY_MS 10u
-
 static display_state_t state;
 static bool display_dirty;
+static uint16_t shown_tenths; /* the clock as last rendered */
+static uint8_t shown_flags, shown_blink;
 static uint32_t message_until_ms; /* 0: shown until replaced */
 static uint32_t last_valid_ms;
 static uint16_t garbage_frames;
@@ -297,14 +297,19 @@ void protocol_service(uint32_t now_ms)
         state.message_length = 0;
         display_dirty = true;
     }
-    if (display_dirty || now_ms % RENDER_EVERY_MS == 0) {
+    uint16_t tenths;
+    uint8_t flags;
+    uint32_t clock_age_ms;
+    clock_get(&tenths, &flags, &clock_age_ms);
+    uint8_t blink_phase = (uint8_t)((clock_age_ms / BLINK_HALF_PERIOD_MS) & 1u);
+    /* render as soon as anything shown changed: the clock's tenths tick in the timer interrupt */
+    if (display_dirty || tenths != shown_tenths || flags != shown_flags || blink_phase != shown_blink) {
         uint8_t segments[DIGIT_COUNT];
-        uint16_t tenths;
-        uint8_t flags;
-        uint32_t clock_age_ms;
-        clock_get(&tenths, &flags, &clock_age_ms);
         display_render(&state, tenths, flags, clock_age_ms, segments);
         max7219_show(segments);
         display_dirty = false;
+        shown_tenths = tenths;
+        shown_flags = flags;
+        shown_blink = blink_phase;
     }
 }
