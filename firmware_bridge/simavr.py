@@ -89,7 +89,7 @@ class Tone:
 
 @dataclass(frozen=True)
 class Observation:
-    """Any other harness line: LEDS, BUTTON, TIME, TONE_ON."""
+    """Any other harness line: LEDS, BUTTON, TIME, TONE_ON, RESET (and RX, TX, SPI when traced)."""
 
     kind: str
     sim_us: int
@@ -237,6 +237,11 @@ class SimulatedBoard:
         """Hold `button` (start, pass, continue) down for `ms` simulated milliseconds."""
         self.command(f"press {self._button(button)} {int(ms)}")
 
+    def reset(self) -> None:
+        """Pull the MCU's reset pin (as a watchdog reset or a brown-out would): the firmware restarts
+        with a blank state while the port stays open."""
+        self.command("reset")
+
     def down(self, button: str) -> None:
         self.command(f"down {self._button(button)}")
 
@@ -354,7 +359,7 @@ class SimulatedBoard:
             elif kind == "TONE_OFF":
                 sim, wall, start, hz = rest.split()
                 self.buzzer_events.append(Tone(int(start), int(sim), float(hz), float(wall)))
-            elif kind in ("LEDS", "BUTTON", "TIME", "TONE_ON", "SPI", "RX", "TX"):
+            elif kind in ("LEDS", "BUTTON", "TIME", "TONE_ON", "SPI", "RX", "TX", "RESET"):
                 sim, wall, *fields = rest.split()
                 self.observations.append(Observation(kind, int(sim), float(wall), tuple(fields)))
             else:

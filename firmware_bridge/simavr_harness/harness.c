@@ -14,11 +14,12 @@
  *   LEDS <sim> <wall> <hex>                 PORTC bits 0..5 (green, red, seat markers 0..3)
  *   BUTTON <sim> <wall> <name> down|up      a button pin driven by a command
  *   TIME <sim> <wall>                       once per simulated second: the pace against the wall
+ *   RESET <sim> <wall>                      the MCU restarted (reset command or watchdog)
  *   SPI <sim> <wall> <hex>                  every byte sent (with --trace-spi)
  *   RX / TX <sim> <wall> <hex>              every byte to / from the firmware's UART (--trace-uart)
  * stdin, one command per line:
  *   press NAME [MS]   hold a button down MS simulated milliseconds (default 100), then release
- *   down NAME / up NAME, quit          (NAME: start, pass, continue)
+ *   down NAME / up NAME, reset (the MCU's reset pin), quit     (NAME: start, pass, continue)
  * The harness exits when stdin closes, on quit, SIGTERM or SIGINT.
  */
 #define _GNU_SOURCE
@@ -89,6 +90,8 @@ static uint32_t tone_toggles;
 
 static uint8_t leds_reported = 0xFF;
 static avr_irq_t *button_irq[BUTTON_COUNT];
+static bool button_down[BUTTON_COUNT];
+static bool reset_requested;
 static uint64_t next_time_report_us;
 
 static double monotonic_now(void)
@@ -285,6 +288,7 @@ static void on_port_c(avr_irq_t *irq, uint32_t value, void *param)
 
 static void drive_button(int index, bool down)
 {
+    button_down[index] = down;
     avr_raise_irq(button_irq[index], down ? 0 : 1);
     report("BUTTON", sim_us(), "%s %s", button_names[index], down ? "down" : "up");
 }
@@ -317,6 +321,10 @@ static void run_command(char *line)
     }
     if (strcmp(verb, "quit") == 0) {
         quit_requested = 1;
+        return;
+    }
+    if (strcmp(verb, "reset") == 0) {
+        reset_requested = true; /* done between two instructions, not inside simavr's callbacks */
         return;
     }
     int index = button_index(name);
@@ -578,7 +586,6 @@ int main(int argc, char **argv)
     avr_extint_set_strict_lvl_trig(avr, 1, 0);
     for (int i = 0; i < BUTTON_COUNT; i++) {
         button_irq[i] = port_irq('D', BUTTON_FIRST_PIN + i);
-        avr_raise_irq(button_irq[i], 1); /* released: the pull-up holds the pin high */
     }
 
     signal(SIGTERM, on_signal);
@@ -590,7 +597,23 @@ int main(int argc, char **argv)
     wall_start = monotonic_now();
     int state = cpu_Running;
     uint32_t steps = 0;
+    bool powered_up = false;
     while (!quit_requested && state != cpu_Done && state != cpu_Crashed) {
+        if (reset_requested) {
+            reset_requested = false;
+            avr_reset(avr);
+        }
+        if (avr->pc == avr->reset_pc) {
+            /* power-up, the reset command or the firmware's watchdog: a reset clears the port
+             * pins, but the buttons' pull-ups (and any finger on them) are still there */
+            for (int i = 0; i < BUTTON_COUNT; i++) {
+                avr_raise_irq(button_irq[i], button_down[i] ? 0 : 1);
+            }
+            if (powered_up) {
+                report("RESET", sim_us(), NULL);
+            }
+            powered_up = true;
+        }
         state = avr_run(avr);
         if ((++steps & 0x3FF) == 0) {
             service(0); /* a busy firmware still gets its input and reports */

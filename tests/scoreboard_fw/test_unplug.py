@@ -60,3 +60,18 @@ def test_a_restarted_host_reusing_seqs_is_not_taken_for_a_repeat(board: Simulate
     with after:
         board.wait_display(lambda shown: matches(shown, after.state), RESYNC)
         assert board.display_text().startswith("  70|  80|")
+
+
+def test_a_board_reset_while_the_port_stays_open_is_resynced(board: SimulatedBoard) -> None:
+    with Scoreboard(board.port) as scoreboard:
+        scoreboard.show_scores([5, 10, 15])
+        scoreboard.run_clock(1, 42.0)
+        board.wait_display(lambda shown: matches(shown, scoreboard.state), 1.0)
+        board.reset()  # a watchdog or brown-out reset: the firmware restarts blank, the port stays
+        assert board.wait_for(lambda b: bool(b.of_kind("RESET")), 1.0)
+        blank = board.wait_display(lambda shown: not any(shown.segments), 1.0)
+        # the next heartbeat (at most 1 s later) gets NACK 6; the host then handshakes and resyncs
+        back = board.wait_display(lambda shown: matches(shown, scoreboard.state), 1.0 + RESYNC)
+        assert back.wall - blank.wall < 1.0 + RESYNC
+        assert scoreboard.link.session.stats.board_resets == 1  # it saw NACK 6 (no handshake)
+        assert abs(scoreboard.status().tenths - scoreboard.state.tenths) <= 1
