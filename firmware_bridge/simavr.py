@@ -102,24 +102,27 @@ def _need(tool: str, packages: str) -> None:
         raise SimavrError(f"{tool!r} not found; install the Debian packages: sudo apt-get install {packages}")
 
 
-def _make(directory: Path, build_dir: Path) -> str:
+def _make(directory: Path, build_dir: Path, *options: str) -> str:
     build_dir.mkdir(parents=True, exist_ok=True)
-    result = subprocess.run(["make", "-C", str(directory), f"BUILD={build_dir}"], capture_output=True,
-                            text=True, check=False)
+    result = subprocess.run(["make", "-C", str(directory), f"BUILD={build_dir}", *options],
+                            capture_output=True, text=True, check=False)
     output = result.stdout + result.stderr
     if result.returncode != 0:
         raise SimavrError(f"make in {directory} failed (exit {result.returncode}):\n{output.strip()}")
     return output
 
 
-def build_firmware(build_dir: Path | None = None) -> Build:
-    """`make` the firmware; returns the ELF (the .hex sits next to it)."""
+def build_firmware(build_dir: Path | None = None, *, test_hooks: bool = False) -> Build:
+    """`make` the firmware; returns the ELF (the .hex sits next to it).
+
+    `test_hooks` adds message 0x7F, which hangs the main loop (to watch the watchdog); build it
+    into its own folder, never onto a board."""
     _need("make", "make")
     _need("avr-gcc", "gcc-avr binutils-avr avr-libc")
     if not any(Path(root, "avr/io.h").exists() for root in ("/usr/lib/avr/include", "/usr/avr/include")):
         raise SimavrError("avr-libc headers (avr/io.h) not found; install: sudo apt-get install avr-libc")
     build_dir = Path(build_dir or DEFAULT_BUILD_DIR)
-    output = _make(FIRMWARE_DIR, build_dir)
+    output = _make(FIRMWARE_DIR, build_dir, *(["TEST_HOOKS=1"] if test_hooks else []))
     return Build(build_dir / "scoreboard.elf", output)
 
 

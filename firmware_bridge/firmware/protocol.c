@@ -155,6 +155,11 @@ static uint8_t apply(const frame_t *f, uint32_t now_ms)
     }
     case MSG_HEARTBEAT:
         return n == 0 ? 0 : NACK_BAD_LENGTH;
+#ifdef TEST_HOOKS
+    case MSG_TEST_STALL:
+        for (;;) { /* a hung main loop, for the tests: the watchdog must reset the board */
+        }
+#endif
     default:
         return NACK_UNKNOWN_TYPE;
     }

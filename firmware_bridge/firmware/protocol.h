@@ -20,6 +20,7 @@
 #define MSG_HELLO_REPLY 0x81
 #define MSG_BUTTON 0x82
 #define MSG_STATUS_REPLY 0x89
+#define MSG_TEST_STALL 0x7F /* only in a TEST_HOOKS=1 build */
 
 #define NACK_GARBAGE 1
 #define NACK_UNKNOWN_TYPE 2

@@ -518,6 +518,17 @@ static void sleep_until_due(avr_t *a, avr_cycle_count_t how_long)
     housekeeping();
 }
 
+/* A firmware that does not sleep (a hung loop, or busy-waiting) would race ahead of the wall clock,
+ * and with it its watchdog and timers: hold it back too, whenever it is more than 1 ms ahead. */
+static void pace_busy_cpu(void)
+{
+    double due = wall_start + (double)avr->cycle / (double)avr->frequency;
+    if (due - monotonic_now() > 0.001) {
+        struct timespec until = {(time_t)due, (long)((due - (double)(time_t)due) * 1e9)};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
+    }
+}
+
 static void on_signal(int sig)
 {
     (void)sig;
@@ -607,6 +618,9 @@ int main(int argc, char **argv)
             /* power-up, the reset command or the firmware's watchdog: a reset clears the port
              * pins, but the buttons' pull-ups (and any finger on them) are still there */
             for (int i = 0; i < BUTTON_COUNT; i++) {
+                /* the reset zeroed PIND behind the pin's IRQ, which still holds the old level and
+                 * would filter the same level out: pass through the other level first */
+                avr_raise_irq(button_irq[i], button_down[i] ? 1 : 0);
                 avr_raise_irq(button_irq[i], button_down[i] ? 0 : 1);
             }
             if (powered_up) {
@@ -617,6 +631,7 @@ int main(int argc, char **argv)
         state = avr_run(avr);
         if ((++steps & 0x3FF) == 0) {
             service(0); /* a busy firmware still gets its input and reports */
+            pace_busy_cpu();
         }
     }
     if (state == cpu_Crashed || state == cpu_Done) {
