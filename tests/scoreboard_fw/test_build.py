@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import pytest
+
+from firmware_bridge import simavr
 from firmware_bridge.display import FONT
-from firmware_bridge.simavr import FIRMWARE_DIR, firmware_size
+from firmware_bridge.simavr import FIRMWARE_DIR, SimavrError, build_firmware, build_harness, firmware_size
 from tests.scoreboard_fw.conftest import Builds
 
 FLASH_BYTES, RAM_BYTES = 32 * 1024 - 512, 2048  # the Uno/Nano bootloader keeps 512 bytes of flash
@@ -39,3 +43,17 @@ def test_firmware_font_is_the_emulators_font() -> None:
     assert len(values) == len(printable)
     assert {char: value for char, value in zip(printable, values, strict=True) if value} == {
         char: value for char, value in FONT.items() if value and " " <= char <= "~"}
+
+
+def test_a_missing_toolchain_names_the_debian_packages(monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Path) -> None:
+    def without(missing: str) -> object:
+        return lambda tool: None if tool == missing else f"/usr/bin/{tool}"
+
+    monkeypatch.setattr(simavr.shutil, "which", without("avr-gcc"))
+    with pytest.raises(SimavrError, match="gcc-avr binutils-avr avr-libc"):
+        build_firmware(tmp_path)
+    monkeypatch.setattr(simavr, "HARNESS_DIR", tmp_path / "nowhere")
+    monkeypatch.setattr(simavr.shutil, "which", without("make"))
+    with pytest.raises(SimavrError, match="install make"):
+        build_harness(tmp_path)
