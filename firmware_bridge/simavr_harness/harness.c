@@ -85,8 +85,11 @@ static bool reported_once;
 
 /* the buzzer pin */
 static bool tone_sounding;
-static uint64_t tone_first_toggle, tone_last_toggle, tone_measured_until;
-static uint32_t tone_toggles;
+static uint64_t tone_start;        /* ns: when the current tone began (its first edge less a half period) */
+static uint64_t tone_first_edge, tone_last_edge, tone_last_regular, tone_suspect_edge;
+static uint64_t tone_half;         /* ns between edges of the current tone; 0 until its second edge */
+static uint32_t tone_regular_edges;
+static bool tone_suspect;          /* the last edge broke the rhythm: the tone stopped or changed */
 
 static uint8_t leds_reported = 0xFF;
 static avr_irq_t *button_irq[BUTTON_COUNT];
@@ -219,19 +222,45 @@ static void on_load_pin(avr_irq_t *irq, uint32_t value, void *param)
 
 /* ---- buzzer and LEDs -------------------------------------------------------------------- */
 
-static double tone_hz(void)
-{
-    /* over the toggles seen while it ran freely (the one that silences it is not a half period) */
-    if (tone_toggles < 3 || tone_measured_until <= tone_first_toggle) {
-        return 0.0;
-    }
-    uint32_t halves = tone_toggles - 2;
-    double seconds = (double)(tone_measured_until - tone_first_toggle) / 1e9;
-    return halves / (2.0 * seconds);
-}
-
 static uint64_t cycles_to_ns(uint64_t cycles) { return cycles * 1000000000ull / avr->frequency; }
 
+static double tone_hz(void)
+{
+    if (tone_regular_edges < 2 || tone_last_regular <= tone_first_edge) {
+        return 0.0;
+    }
+    double seconds = (double)(tone_last_regular - tone_first_edge) / 1e9;
+    return (tone_regular_edges - 1) / (2.0 * seconds);
+}
+
+static void tone_begins(uint64_t first_edge, uint64_t half)
+{
+    tone_sounding = true;
+    tone_first_edge = tone_last_edge = tone_last_regular = first_edge;
+    tone_half = half;
+    tone_start = first_edge - half;
+    tone_regular_edges = 1;
+    tone_suspect = false;
+    report("TONE_ON", tone_start / 1000, NULL);
+}
+
+static void tone_ends(uint64_t end)
+{
+    report("TONE_OFF", end / 1000, "%llu %.1f", (unsigned long long)(tone_start / 1000), tone_hz());
+    tone_sounding = false;
+}
+
+static bool on_rhythm(uint64_t interval)
+{
+    uint64_t slack = tone_half / 20 + 1000; /* 5 %: Timer0's edges are exact */
+    return interval + slack >= tone_half && interval <= tone_half + slack;
+}
+
+/*
+ * Timer0 toggles the pin every half period.  A tone ends when the edges stop (the firmware's
+ * stop forces the pin low: that edge is the end); a new tone that follows without a pause shows
+ * as two intervals in a row off the old rhythm, the second one the new half period.
+ */
 static void on_buzzer_pin(avr_irq_t *irq, uint32_t value, void *param)
 {
     (void)irq;
@@ -244,14 +273,30 @@ static void on_buzzer_pin(avr_irq_t *irq, uint32_t value, void *param)
     level = value & 1;
     uint64_t now = cycles_to_ns(avr->cycle);
     if (!tone_sounding) {
-        tone_sounding = true;
-        tone_first_toggle = now;
-        tone_toggles = 0;
-        report("TONE_ON", now / 1000, NULL);
+        tone_begins(now, 0);
+        return;
     }
-    tone_measured_until = tone_last_toggle;
-    tone_last_toggle = now;
-    tone_toggles++;
+    uint64_t interval = now - tone_last_edge;
+    if (tone_half == 0) {
+        tone_half = interval;
+        tone_start = tone_first_edge - interval;
+        tone_regular_edges = 2;
+        tone_last_regular = now;
+    } else if (on_rhythm(interval)) {
+        tone_suspect = false;
+        tone_regular_edges++;
+        tone_last_regular = now;
+    } else if (!tone_suspect) {
+        tone_suspect = true;
+        tone_suspect_edge = now;
+    } else {
+        uint64_t changed_at = tone_suspect_edge - interval; /* the new tone's start */
+        tone_ends(changed_at > tone_last_regular ? changed_at : tone_last_regular);
+        tone_begins(tone_suspect_edge, interval);
+        tone_regular_edges = 2;
+        tone_last_regular = now;
+    }
+    tone_last_edge = now;
 }
 
 static void check_tone_stopped(void)
@@ -260,16 +305,9 @@ static void check_tone_stopped(void)
         return;
     }
     uint64_t now = cycles_to_ns(avr->cycle);
-    uint64_t half = tone_toggles >= 2 ? (tone_last_toggle - tone_first_toggle) / (tone_toggles - 1) : 0;
-    uint64_t quiet = 3 * half > 2000000 ? 3 * half : 2000000;
-    if (now - tone_last_toggle > quiet) {
-        tone_sounding = false;
-        double hz = tone_hz();
-        uint64_t start = tone_first_toggle;
-        if (hz > 0) {
-            start -= (uint64_t)(1e9 / (2.0 * hz)); /* the first edge comes half a period in */
-        }
-        report("TONE_OFF", tone_last_toggle / 1000, "%llu %.1f", (unsigned long long)(start / 1000), hz);
+    uint64_t quiet = 3 * tone_half > 2000000 ? 3 * tone_half : 2000000;
+    if (now - tone_last_edge > quiet) {
+        tone_ends(tone_last_edge);
     }
 }
 

@@ -52,3 +52,16 @@ def test_a_new_beep_replaces_the_one_sounding_and_nothing_blocks(host: Driver, b
     assert ok.duration_ms == pytest.approx(100, abs=MS)
     assert ok.frequency_hz == pytest.approx(2000, rel=HZ)
     assert ok.start_us - first.end_us < 200_000
+
+
+def test_a_beep_replacing_a_tone_mid_sound_is_seen_as_two_tones(host: Driver, board: SimulatedBoard) -> None:
+    host.handshake()
+    assert host.request(Beep(BeepPattern.ERROR)).message == Ack()  # 600 ms at 400 Hz
+    assert board.wait_for(lambda b: bool(b.of_kind("TONE_ON")), 1.0)
+    assert host.request(Beep(BeepPattern.CUSTOM, 1, 150, 0, 3000)).message == Ack()
+    assert board.wait_for(lambda b: len(b.buzzer_events) == 2, 2.0), board.buzzer_events
+    cut, custom = board.buzzer_events
+    assert cut.frequency_hz == pytest.approx(400, rel=HZ) and cut.duration_ms < 300
+    assert custom.frequency_hz == pytest.approx(3000, rel=HZ)
+    assert custom.duration_ms == pytest.approx(150, abs=MS)
+    assert abs(custom.start_us - cut.end_us) < 1500, "the new tone follows without a pause"
