@@ -294,6 +294,19 @@ class SimulatedBoard:
             raise SimavrError("the harness has not reported its time yet")
         return times[-1].wall + (sim_us - times[-1].sim_us) / 1e6
 
+    def frame_ends(self, direction: str) -> list[int]:
+        """Simulated times at which frames ended on the firmware's UART: "RX" (into the board) or
+        "TX" (from it), from their 0x00 delimiters; needs `trace=["uart"]`."""
+        return [o.sim_us for o in self.of_kind(direction) if o.fields == ("00",)]
+
+    def wait_frame_ends(self, direction: str, count: int, timeout: float = 2.0) -> list[int]:
+        """`frame_ends(direction)` once it holds at least `count` frames (the harness's report of a
+        byte can come after the host has read that byte from the pty)."""
+        if not self.wait_for(lambda board: len(board.frame_ends(direction)) >= count, timeout):
+            raise TimeoutError(f"{len(self.frame_ends(direction))} {direction} frames traced, "
+                               f"not {count}, within {timeout} s (trace=['uart'] set?)")
+        return self.frame_ends(direction)
+
     def of_kind(self, kind: str) -> list[Observation]:
         with self._changed:
             return [o for o in self.observations if o.kind == kind]

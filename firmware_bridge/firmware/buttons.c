@@ -40,7 +40,7 @@ void buttons_tick(void)
         bool stable = (stable_pressed & bit) != 0;
         if (raw == stable) {
             settle_ms[i] = 0;
-        } else if (++settle_ms[i] >= BUTTON_DEBOUNCE_MS) {
+        } else if (++settle_ms[i] > BUTTON_DEBOUNCE_MS) { /* 30 ms after it was first seen */
             settle_ms[i] = 0;
             stable_pressed ^= bit;
             held_ms[i] = 0;

@@ -505,7 +505,6 @@ static void housekeeping(void)
     if (!announced && sim_us() >= BOOT_US) {
         announce_port();
     }
-    feed_uart();
     check_tone_stopped();
     uint64_t now_us = sim_us();
     if (now_us >= next_time_report_us) {
@@ -667,6 +666,11 @@ int main(int argc, char **argv)
             powered_up = true;
         }
         state = avr_run(avr);
+        if (host_tail < host_head) {
+            /* here, not in the sleep callback: simavr moves the clock on only after a sleep
+             * returns, and the bytes must arrive at the time they came, not at the sleep's start */
+            feed_uart();
+        }
         if ((++steps & 0x3FF) == 0) {
             service(0); /* a busy firmware still gets its input and reports */
             pace_busy_cpu();

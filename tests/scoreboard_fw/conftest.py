@@ -26,7 +26,9 @@ def builds(tmp_path_factory: pytest.TempPathFactory) -> Builds:
 
 @pytest.fixture
 def board(builds: Builds, tmp_path: Path) -> Iterator[SimulatedBoard]:
-    with SimulatedBoard(builds.firmware.path, builds.harness.path, link=tmp_path / "scoreboard") as simulated:
+    # the UART trace lets tests time frames in simulated time, unaffected by a busy test machine
+    with SimulatedBoard(builds.firmware.path, builds.harness.path, link=tmp_path / "scoreboard",
+                        trace=["uart"]) as simulated:
         yield simulated
 
 
