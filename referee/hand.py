@@ -23,8 +23,25 @@ MAX_SEATS = 4
 _PLAYS: list[list[Move]] = [
     [Move(PLAY, seat, tile, end) for tile in TILE_AT for end in range(4)] for seat in range(MAX_SEATS)
 ]
+_LEADS: list[list[Move]] = [[Move(PLAY, seat, tile) for tile in TILE_AT] for seat in range(MAX_SEATS)]
 _PASSES: list[Move] = [Move(PASS, seat) for seat in range(MAX_SEATS)]
 _DRAWS: list[Move] = [Move(DRAW, seat) for seat in range(MAX_SEATS)]
+
+
+# The plays of one seat on one end, in tile order, keyed by `fitting << 4 | seat << 2 | end` where
+# `fitting` is the mask of that seat's tiles matching the end. A few thousand keys cover double-six;
+# the bound keeps a long-running service with a big set from growing it without limit.
+_END_PLAYS: dict[int, tuple[Move, ...]] = {}
+_END_PLAYS_LIMIT = 1 << 16
+
+
+def _end_plays(fitting: int, seat_end: int) -> tuple[Move, ...]:
+    plays, end = _PLAYS[seat_end >> 2], seat_end & 3
+    found = tuple(plays[tile.index * 4 + end] for tile in tiles_in(fitting))
+    if len(_END_PLAYS) >= _END_PLAYS_LIMIT:
+        _END_PLAYS.clear()
+    _END_PLAYS[fitting << 4 | seat_end] = found
+    return found
 
 
 def describe_ends(line: LineOfPlay) -> str:
@@ -174,28 +191,35 @@ class HandState:
     def legal_moves(self) -> list[Move]:
         """Every legal move of the player to move (known hands only): plays with each fitting end."""
         seat = self.turn
-        if self.status is not None or self.void or seat is None or self.masks is None:
+        masks = self.masks
+        if seat is None or masks is None or self.status is not None or self.void:
             return []
         line = self.line
         if not line.placed:
-            return [Move(PLAY, seat, tile) for tile in self.playable_tiles(seat)]
-        moves: list[Move] = []
+            leads = _LEADS[seat]
+            return [leads[tile.index] for tile in self.playable_tiles(seat)]
         drawn = self.drawn_playable
-        playable = (1 << drawn.index) if drawn is not None else self.masks[seat] & line.open_mask
+        playable = drawn.bit if drawn is not None else masks[seat] & line.open_mask
+        moves: list[Move] = []
         if playable:
-            plays, append = _PLAYS[seat], moves.append
-            values = line.values
-            for end in (0, 1, 2, 3) if line.spinner_open else (0, 1):
-                fitting = playable & PIP_MASK[values[end]]
-                while fitting:
-                    bit = fitting & -fitting
-                    fitting ^= bit
-                    append(plays[(bit.bit_length() - 1) * 4 + end])
+            # Written out for the two ends every line has; the spinner's arms take the general path.
+            known, values, key = _END_PLAYS.get, line.values, seat << 2
+            fitting = playable & PIP_MASK[values[0]]
+            if fitting:
+                moves += known(fitting << 4 | key) or _end_plays(fitting, key)
+            fitting = playable & PIP_MASK[values[1]]
+            if fitting:
+                moves += known(fitting << 4 | key | 1) or _end_plays(fitting, key | 1)
+            if line.spinner_open:
+                for end in (2, 3):
+                    fitting = playable & PIP_MASK[values[end]]
+                    if fitting:
+                        moves += known(fitting << 4 | key | end) or _end_plays(fitting, key | end)
             if self._forbid_out and self.counts[seat] == 1:
                 moves = [m for m in moves if not self._forbidden_out(m.tile, m.end)]  # type: ignore[arg-type]
         if self.boneyard_count > self.reserve and drawn is None and (not moves or not self._must_play):
             moves.append(_DRAWS[seat])
-        if not moves:
+        elif not moves:
             moves.append(_PASSES[seat])
         return moves
 
@@ -318,25 +342,28 @@ class HandState:
             if masks is not None:
                 masks[seat] &= ~tile.bit
             counts = self.counts
-            counts[seat] -= 1
-            if line.lead is None:
-                line.place_lead(tile, first)
-                self.lead_seat = seat
-            else:
+            left = counts[seat] = counts[seat] - 1
+            if line.placed:
                 assert end is not None
                 line.place(tile, end)
+            else:
+                line.place_lead(tile, first)
+                self.lead_seat = seat
             if self._fives:
                 points = self.rules.play_points(line.count())
             self.passes = 0
             self.drawn_playable = None
-            if counts[seat] == 0:
+            if not left:
                 self.status, self.out_seat, self.turn = OUT, seat, None
-            elif not line.open_mask & line.set_mask & ~line.mask:
-                self.status, self.turn = BLOCKED, None
-            elif self._play_again and (points > 0 or tile.is_double):
+                self.moves.append(move)
+                return points
+            if self._play_again and (points > 0 or tile.is_double):
                 self.turn = seat
             else:
                 self.turn = self._next[seat]
+            # With every hand known and the boneyard spent, the check below sees this block too.
+            if (masks is None or self.boneyard_count > self.reserve) and line.blocked_by_table():
+                self.status, self.turn = BLOCKED, None
         elif kind == DRAW:
             if masks is not None:
                 if tile is not None:
@@ -366,12 +393,23 @@ class HandState:
         return points
 
     def _detect_block(self) -> None:
+        """With the boneyard spent: end the hand if the player to move can never play again."""
         turn = self.turn
-        assert turn is not None
-        if self.can_play(turn):
-            return
-        if (self.rules.stuck_ends_hand and self.line.placed) or not any(
-                self.can_play(seat) for seat in range(self.players) if seat != turn):
+        assert turn is not None and self.masks is not None
+        line = self.line
+        if self._forbid_out:
+            if self.can_play(turn):
+                return
+            someone = any(self.can_play(seat) for seat in range(self.players) if seat != turn)
+        else:
+            open_mask = line.open_mask
+            if self.masks[turn] & open_mask:
+                return
+            held = 0
+            for mask in self.masks:
+                held |= mask
+            someone = bool(held & open_mask)
+        if not someone or (self.rules.stuck_ends_hand and line.placed):
             self.status, self.turn = BLOCKED, None
 
     def pop(self) -> Move:

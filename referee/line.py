@@ -48,7 +48,7 @@ class LineOfPlay:
 
     __slots__ = (
         "arm_length", "end_double", "has_spinner_rule", "lead", "mask", "max_pip", "open_mask", "placed",
-        "set_mask", "spinner_arm", "spinner_at", "spinner_open", "spinner_pip", "tiles_with", "values",
+        "set_mask", "spinner_arm", "spinner_at", "spinner_open", "spinner_pip", "values",
     )
 
     def __init__(self, *, spinner: bool = False, max_pip: int = 6) -> None:
@@ -64,7 +64,6 @@ class LineOfPlay:
         self.spinner_at = 0
         self.spinner_open = False
         self.placed: list[Placement] = []
-        self.tiles_with: list[int] = [0] * (max_pip + 1)
         self.mask = 0  # bit `tile.index` set for every tile on the table
         self.set_mask = (1 << ((max_pip + 1) * (max_pip + 2) // 2)) - 1  # the set's tiles: an index prefix
         self.open_mask = 0  # bits of every tile matching an open end, kept current by every change
@@ -75,6 +74,12 @@ class LineOfPlay:
 
     def __contains__(self, tile: Tile) -> bool:
         return bool(self.mask >> tile.index & 1)
+
+    @property
+    def tiles_with(self) -> list[int]:
+        """How many tiles on the table show each pip value (a double counts once)."""
+        mask = self.mask
+        return [(mask & PIP_MASK[value]).bit_count() for value in range(self.max_pip + 1)]
 
     @property
     def is_empty(self) -> bool:
@@ -155,52 +160,57 @@ class LineOfPlay:
         if tile.is_double and self.has_spinner_rule:
             self.spinner_pip, self.spinner_arm = tile.low, LEAD_SPINNER
         placement = Placement(tile, None, first, second)
-        self._add(tile, placement)
+        self.placed.append(placement)
+        self.mask |= tile.bit
         self._update_open_mask()
         return placement
 
     def place(self, tile: Tile, end: int) -> Placement:
         """Join `tile` on open end `end` (unchecked: the caller made sure it fits)."""
-        # The engine's innermost step: written out flat, no helper calls, for simulation speed.
+        # The engine's innermost step: written out flat for simulation speed; the spinner's
+        # bookkeeping has its own method.
+        if self.has_spinner_rule:
+            return self._place_with_spinner(tile, end)
         values = self.values
         joined = values[end]
-        low = tile.low
-        shown = tile.high if low == joined else low
-        covered = self.end_double[end]
+        shown = tile.high if tile.low == joined else tile.low
         values[end] = shown
-        is_double = tile.is_double
-        self.end_double[end] = is_double
+        doubles = self.end_double
+        placement: Placement = tuple.__new__(Placement, (tile, end, joined, shown, doubles[end], 0))
+        doubles[end] = tile.is_double
+        self.arm_length[end] += 1
+        self.placed.append(placement)
+        self.mask |= tile.bit
+        self.open_mask = PIP_MASK[values[LEFT]] | PIP_MASK[values[RIGHT]]
+        return placement
+
+    def _place_with_spinner(self, tile: Tile, end: int) -> Placement:
+        values = self.values
+        joined = values[end]
+        shown = tile.high if tile.low == joined else tile.low
+        values[end] = shown
+        covered = self.end_double[end]
+        self.end_double[end] = tile.is_double
         self.arm_length[end] += 1
         change = 0
-        if self.has_spinner_rule:
-            if self.spinner_arm == -1 and is_double:
-                self.spinner_pip, self.spinner_arm, self.spinner_at = low, end, self.arm_length[end]
-                change = MADE_SPINNER
-            elif not self.spinner_open and self._spinner_covered():
-                self.spinner_open = True
-                values[UP] = values[DOWN] = self.spinner_pip
-                change = OPENED_ARMS
+        if self.spinner_arm == -1 and tile.is_double:
+            self.spinner_pip, self.spinner_arm, self.spinner_at = tile.low, end, self.arm_length[end]
+            change = MADE_SPINNER
+        elif not self.spinner_open and self._spinner_covered():
+            self.spinner_open = True
+            values[UP] = values[DOWN] = self.spinner_pip
+            change = OPENED_ARMS
         placement: Placement = tuple.__new__(Placement, (tile, end, joined, shown, covered, change))
         self.placed.append(placement)
         self.mask |= tile.bit
-        tiles_with = self.tiles_with
-        tiles_with[low] += 1
-        if not is_double:
-            tiles_with[tile.high] += 1
-        if self.spinner_open:
-            self._update_open_mask()
-        else:
-            self.open_mask = PIP_MASK[values[LEFT]] | PIP_MASK[values[RIGHT]]
+        self._update_open_mask()
         return placement
 
     def unplace(self) -> Placement:
         """Take the last tile back, restoring the ends it changed."""
         placement = self.placed.pop()
         tile, end = placement.tile, placement.end
-        self.mask &= ~(1 << tile.index)
-        self.tiles_with[tile.low] -= 1
-        if not tile.is_double:
-            self.tiles_with[tile.high] -= 1
+        self.mask &= ~tile.bit
         if end is None:
             self.lead = None
             self.values[:] = [CLOSED] * 4
@@ -225,10 +235,3 @@ class LineOfPlay:
         if 0 <= self.spinner_arm < UP:
             return self.arm_length[self.spinner_arm] > self.spinner_at
         return False
-
-    def _add(self, tile: Tile, placement: Placement) -> None:
-        self.placed.append(placement)
-        self.mask |= tile.bit
-        self.tiles_with[tile.low] += 1
-        if not tile.is_double:
-            self.tiles_with[tile.high] += 1
