@@ -23,6 +23,7 @@ MAX_SEATS = 4
 _PLAYS: list[list[Move]] = [
     [Move(PLAY, seat, tile, end) for tile in TILE_AT for end in range(4)] for seat in range(MAX_SEATS)
 ]
+_NEXT_SEAT: list[tuple[int, ...]] = [(*range(1, players), 0) for players in range(MAX_SEATS + 1)]
 _LEADS: list[list[Move]] = [[Move(PLAY, seat, tile) for tile in TILE_AT] for seat in range(MAX_SEATS)]
 _PASSES: list[Move] = [Move(PASS, seat) for seat in range(MAX_SEATS)]
 _DRAWS: list[Move] = [Move(DRAW, seat) for seat in range(MAX_SEATS)]
@@ -35,12 +36,14 @@ _END_PLAYS: dict[int, tuple[Move, ...]] = {}
 _END_PLAYS_LIMIT = 1 << 16
 
 
-def _end_plays(fitting: int, seat_end: int) -> tuple[Move, ...]:
-    plays, end = _PLAYS[seat_end >> 2], seat_end & 3
-    found = tuple(plays[tile.index * 4 + end] for tile in tiles_in(fitting))
-    if len(_END_PLAYS) >= _END_PLAYS_LIMIT:
-        _END_PLAYS.clear()
-    _END_PLAYS[fitting << 4 | seat_end] = found
+def _end_plays(key: int) -> tuple[Move, ...]:
+    found = _END_PLAYS.get(key)
+    if found is None:
+        plays, end = _PLAYS[key >> 2 & 3], key & 3
+        found = tuple(plays[tile.index * 4 + end] for tile in tiles_in(key >> 4))
+        if len(_END_PLAYS) >= _END_PLAYS_LIMIT:
+            _END_PLAYS.clear()
+        _END_PLAYS[key] = found
     return found
 
 
@@ -111,7 +114,7 @@ class HandState:
         self._forbid_out = rules.no_scoring_domino
         self._play_again = rules.play_again
         self._must_play = rules.must_play
-        self._next = [*range(1, players), 0]
+        self._next = _NEXT_SEAT[players]
 
     def _find_lead(self) -> None:
         if self.masks is None:
@@ -192,31 +195,32 @@ class HandState:
         """Every legal move of the player to move (known hands only): plays with each fitting end."""
         seat = self.turn
         masks = self.masks
-        if seat is None or masks is None or self.status is not None or self.void:
+        if seat is None or masks is None:  # `turn` is None once the hand is over, and in a void deal
             return []
         line = self.line
-        if not line.placed:
+        drawn = self.drawn_playable
+        if drawn is not None:
+            playable = drawn.bit
+        elif line.placed:
+            playable = masks[seat] & line.open_mask
+        else:
             leads = _LEADS[seat]
             return [leads[tile.index] for tile in self.playable_tiles(seat)]
-        drawn = self.drawn_playable
-        playable = drawn.bit if drawn is not None else masks[seat] & line.open_mask
-        moves: list[Move] = []
         if playable:
-            # Written out for the two ends every line has; the spinner's arms take the general path.
-            known, values, key = _END_PLAYS.get, line.values, seat << 2
-            fitting = playable & PIP_MASK[values[0]]
-            if fitting:
-                moves += known(fitting << 4 | key) or _end_plays(fitting, key)
-            fitting = playable & PIP_MASK[values[1]]
-            if fitting:
-                moves += known(fitting << 4 | key | 1) or _end_plays(fitting, key | 1)
+            values, key = line.values, seat << 2
+            left = (playable & PIP_MASK[values[0]]) << 4 | key
+            right = (playable & PIP_MASK[values[1]]) << 4 | key | 1
+            try:
+                moves = [*_END_PLAYS[left], *_END_PLAYS[right]]
+            except KeyError:
+                moves = [*_end_plays(left), *_end_plays(right)]
             if line.spinner_open:
-                for end in (2, 3):
-                    fitting = playable & PIP_MASK[values[end]]
-                    if fitting:
-                        moves += known(fitting << 4 | key | end) or _end_plays(fitting, key | end)
+                moves += _end_plays((playable & PIP_MASK[values[2]]) << 4 | key | 2)
+                moves += _end_plays((playable & PIP_MASK[values[3]]) << 4 | key | 3)
             if self._forbid_out and self.counts[seat] == 1:
                 moves = [m for m in moves if not self._forbidden_out(m.tile, m.end)]  # type: ignore[arg-type]
+        else:
+            moves = []
         if self.boneyard_count > self.reserve and drawn is None and (not moves or not self._must_play):
             moves.append(_DRAWS[seat])
         elif not moves:
@@ -334,9 +338,9 @@ class HandState:
         line = self.line
         masks = self.masks
         self._undo.append((self.turn, self.passes, self.drawn_playable, -1))
+        self.moves.append(move)
         if masks is None:
             self.ends_before.append((tuple(line.values), self.counts[seat]))
-        points = 0
         if kind == PLAY:
             assert tile is not None
             if masks is not None:
@@ -349,22 +353,22 @@ class HandState:
             else:
                 line.place_lead(tile, first)
                 self.lead_seat = seat
-            if self._fives:
-                points = self.rules.play_points(line.count())
+            points = self.rules.play_points(line.count()) if self._fives else 0
             self.passes = 0
             self.drawn_playable = None
             if not left:
                 self.status, self.out_seat, self.turn = OUT, seat, None
-                self.moves.append(move)
                 return points
-            if self._play_again and (points > 0 or tile.is_double):
-                self.turn = seat
-            else:
-                self.turn = self._next[seat]
-            # With every hand known and the boneyard spent, the check below sees this block too.
-            if (masks is None or self.boneyard_count > self.reserve) and line.blocked_by_table():
-                self.status, self.turn = BLOCKED, None
-        elif kind == DRAW:
+            turn = seat if self._play_again and (points > 0 or tile.is_double) else self._next[seat]
+            self.turn = turn
+            if masks is None or self.boneyard_count > self.reserve:
+                if line.blocked_by_table():
+                    self.status, self.turn = BLOCKED, None
+            # with every hand known and the boneyard spent, this sees a table-proof block too
+            elif self._forbid_out or not masks[turn] & line.open_mask:
+                self._detect_block()
+            return points
+        if kind == DRAW:
             if masks is not None:
                 if tile is not None:
                     at = self.stack.index(tile)
@@ -372,7 +376,7 @@ class HandState:
                     self._undo[-1] = (self.turn, self.passes, self.drawn_playable, at)
                 else:
                     tile = self.stack.pop()
-                    move = Move(DRAW, seat, tile)
+                    self.moves[-1] = Move(DRAW, seat, tile)
                 masks[seat] |= tile.bit
                 if self._must_play and line.open_mask & tile.bit:
                     self.drawn_playable = tile
@@ -381,16 +385,17 @@ class HandState:
             self.draws[seat] += 1
         else:
             self.passes += 1
-            self.turn = self._next[seat]
-            if masks is None and (self.passes >= self.players or self.rules.stuck_ends_hand):
-                self.status, self.turn = BLOCKED, None
-        self.moves.append(move)
-        if masks is not None and self.status is None and self.boneyard_count <= self.reserve:
+            turn = self.turn = self._next[seat]
+            if masks is None:
+                if self.passes >= self.players or self.rules.stuck_ends_hand:
+                    self.status, self.turn = BLOCKED, None
+                return 0
+        if self.boneyard_count <= self.reserve and masks is not None:
             turn = self.turn
             assert turn is not None
             if self._forbid_out or not masks[turn] & line.open_mask:
                 self._detect_block()
-        return points
+        return 0
 
     def _detect_block(self) -> None:
         """With the boneyard spent: end the hand if the player to move can never play again."""

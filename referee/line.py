@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from referee.tiles import PIP_MASK, Tile
+from referee.tiles import PIP_MASK, TILE_AT, Tile
 
 END_NAMES: tuple[str, ...] = ("left", "right", "up", "down")
 END_INDEX: dict[str, int] = {name: index for index, name in enumerate(END_NAMES)}
@@ -41,6 +41,21 @@ class Placement(NamedTuple):
             "joined": self.joined,
             "shown": self.shown,
         }
+
+
+def _placements() -> list[Placement]:
+    """Every spinner-free placement, at `tile.index << 4 | end << 2 | joined-high << 1 | covered`."""
+    table = []
+    for tile in TILE_AT:
+        for end in range(4):
+            for joined in (tile.low, tile.high):
+                for covered in (False, True):
+                    table.append(Placement(tile, end, joined, tile.other(joined), covered))
+    return table
+
+
+# Placements are immutable values, so the line shares these instead of allocating one per play.
+_PLACEMENTS = _placements()
 
 
 class LineOfPlay:
@@ -172,11 +187,13 @@ class LineOfPlay:
         if self.has_spinner_rule:
             return self._place_with_spinner(tile, end)
         values = self.values
-        joined = values[end]
-        shown = tile.high if tile.low == joined else tile.low
-        values[end] = shown
         doubles = self.end_double
-        placement: Placement = tuple.__new__(Placement, (tile, end, joined, shown, doubles[end], 0))
+        if tile.low == values[end]:
+            values[end] = tile.high
+            placement = _PLACEMENTS[tile.index << 4 | end << 2 | doubles[end]]
+        else:
+            values[end] = tile.low
+            placement = _PLACEMENTS[tile.index << 4 | end << 2 | 2 | doubles[end]]
         doubles[end] = tile.is_double
         self.arm_length[end] += 1
         self.placed.append(placement)

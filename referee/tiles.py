@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import reduce
+from operator import attrgetter, or_
 from typing import ClassVar
 
 from referee.errors import DominoError
@@ -101,6 +103,9 @@ class Tile:
         return self is other
 
 
+_BIT = attrgetter("bit")
+
+
 def _index_tables() -> tuple[tuple[Tile, ...], tuple[int, ...]]:
     tiles = full_set(MAX_SUPPORTED_PIP)
     masks = tuple(sum(1 << t.index for t in tiles if t.has(pip)) for pip in range(MAX_SUPPORTED_PIP + 1))
@@ -118,10 +123,7 @@ def tiles_in(mask: int) -> list[Tile]:
 
 
 def mask_of(tiles: Iterable[Tile]) -> int:
-    mask = 0
-    for tile in tiles:
-        mask |= 1 << tile.index
-    return mask
+    return reduce(or_, map(_BIT, tiles), 0)
 
 
 def full_set(max_pip: int = 6) -> tuple[Tile, ...]:
