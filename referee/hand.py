@@ -199,13 +199,13 @@ class HandState:
             return []
         line = self.line
         drawn = self.drawn_playable
-        if drawn is not None:
-            playable = drawn.bit
-        elif line.placed:
+        if drawn is None:
+            if not line.placed:
+                leads = _LEADS[seat]
+                return [leads[tile.index] for tile in self.playable_tiles(seat)]
             playable = masks[seat] & line.open_mask
         else:
-            leads = _LEADS[seat]
-            return [leads[tile.index] for tile in self.playable_tiles(seat)]
+            playable = drawn.bit
         if playable:
             values, key = line.values, seat << 2
             left = (playable & PIP_MASK[values[0]]) << 4 | key
@@ -219,13 +219,13 @@ class HandState:
                 moves += _end_plays((playable & PIP_MASK[values[3]]) << 4 | key | 3)
             if self._forbid_out and self.counts[seat] == 1:
                 moves = [m for m in moves if not self._forbidden_out(m.tile, m.end)]  # type: ignore[arg-type]
-        else:
-            moves = []
-        if self.boneyard_count > self.reserve and drawn is None and (not moves or not self._must_play):
-            moves.append(_DRAWS[seat])
-        elif not moves:
-            moves.append(_PASSES[seat])
-        return moves
+            if self.boneyard_count > self.reserve and drawn is None and not self._must_play:
+                moves.append(_DRAWS[seat])
+            if moves:
+                return moves
+        if self.boneyard_count > self.reserve and drawn is None:
+            return [_DRAWS[seat]]
+        return [_PASSES[seat]]
 
     # -- checking --------------------------------------------------------------------------------
     def check(self, move: Move) -> Move:

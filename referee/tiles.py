@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import reduce
-from operator import attrgetter, or_
 from typing import ClassVar
 
 from referee.errors import DominoError
@@ -103,9 +101,6 @@ class Tile:
         return self is other
 
 
-_BIT = attrgetter("bit")
-
-
 def _index_tables() -> tuple[tuple[Tile, ...], tuple[int, ...]]:
     tiles = full_set(MAX_SUPPORTED_PIP)
     masks = tuple(sum(1 << t.index for t in tiles if t.has(pip)) for pip in range(MAX_SUPPORTED_PIP + 1))
@@ -123,7 +118,10 @@ def tiles_in(mask: int) -> list[Tile]:
 
 
 def mask_of(tiles: Iterable[Tile]) -> int:
-    return reduce(or_, map(_BIT, tiles), 0)
+    mask = 0
+    for tile in tiles:
+        mask |= tile.bit
+    return mask
 
 
 def full_set(max_pip: int = 6) -> tuple[Tile, ...]:
