@@ -64,7 +64,7 @@ class HandState:
     """The tiles, turn and status of one hand; see the module docstring."""
 
     __slots__ = (
-        "_fives", "_forbid_out", "_must_play", "_next", "_play_again", "_undo", "boneyard_count", "counts",
+        "_can_draw", "_fives", "_forbid_out", "_must_play", "_next", "_play_again", "_plain", "_undo", "boneyard_count", "counts",
         "drawn_playable", "draws", "ends_before", "first_leader", "full", "lead_needs_double", "lead_seat",
         "lead_tile", "line", "masks", "moves", "names", "out_seat", "passes", "players", "reserve",
         "revealed", "rules", "stack", "status", "turn", "void",
@@ -115,6 +115,9 @@ class HandState:
         self._play_again = rules.play_again
         self._must_play = rules.must_play
         self._next = _NEXT_SEAT[players]
+        self._can_draw = self.boneyard_count > self.reserve  # kept current by draws and their undo
+        # no spinner, no going-out restriction: the two-ended listing in `legal_moves` is complete
+        self._plain = not rules.spinner and not self._forbid_out
 
     def _find_lead(self) -> None:
         if self.masks is None:
@@ -199,13 +202,7 @@ class HandState:
             return []
         line = self.line
         drawn = self.drawn_playable
-        if drawn is None:
-            if not line.placed:
-                leads = _LEADS[seat]
-                return [leads[tile.index] for tile in self.playable_tiles(seat)]
-            playable = masks[seat] & line.open_mask
-        else:
-            playable = drawn.bit
+        playable = masks[seat] & line.open_mask if drawn is None else drawn.bit
         if playable:
             values, key = line.values, seat << 2
             left = (playable & PIP_MASK[values[0]]) << 4 | key
@@ -214,18 +211,30 @@ class HandState:
                 moves = [*_END_PLAYS[left], *_END_PLAYS[right]]
             except KeyError:
                 moves = [*_end_plays(left), *_end_plays(right)]
-            if line.spinner_open:
-                moves += _end_plays((playable & PIP_MASK[values[2]]) << 4 | key | 2)
-                moves += _end_plays((playable & PIP_MASK[values[3]]) << 4 | key | 3)
-            if self._forbid_out and self.counts[seat] == 1:
-                moves = [m for m in moves if not self._forbidden_out(m.tile, m.end)]  # type: ignore[arg-type]
-            if self.boneyard_count > self.reserve and drawn is None and not self._must_play:
-                moves.append(_DRAWS[seat])
-            if moves:
+            if self._plain and not self._can_draw:
                 return moves
-        if self.boneyard_count > self.reserve and drawn is None:
+            return self._complete_listing(moves, seat, playable, drawn)
+        if not line.placed:
+            leads = _LEADS[seat]
+            return [leads[tile.index] for tile in self.playable_tiles(seat)]
+        if self._can_draw and drawn is None:
             return [_DRAWS[seat]]
         return [_PASSES[seat]]
+
+    def _complete_listing(self, moves: list[Move], seat: int, playable: int, drawn: Tile | None) -> list[Move]:
+        """Add the spinner's arms, drop forbidden ways out, add the draw where it is allowed."""
+        line = self.line
+        if line.spinner_open:
+            values, key = line.values, seat << 2
+            moves += _end_plays((playable & PIP_MASK[values[2]]) << 4 | key | 2)
+            moves += _end_plays((playable & PIP_MASK[values[3]]) << 4 | key | 3)
+        if self._forbid_out and self.counts[seat] == 1:
+            moves = [m for m in moves if not self._forbidden_out(m.tile, m.end)]  # type: ignore[arg-type]
+        if self._can_draw and drawn is None and (not moves or not self._must_play):
+            moves.append(_DRAWS[seat])
+        elif not moves:
+            moves.append(_PASSES[seat])
+        return moves
 
     # -- checking --------------------------------------------------------------------------------
     def check(self, move: Move) -> Move:
@@ -361,7 +370,7 @@ class HandState:
                 return points
             turn = seat if self._play_again and (points > 0 or tile.is_double) else self._next[seat]
             self.turn = turn
-            if masks is None or self.boneyard_count > self.reserve:
+            if masks is None or self._can_draw:
                 if line.blocked_by_table():
                     self.status, self.turn = BLOCKED, None
             # with every hand known and the boneyard spent, this sees a table-proof block too
@@ -381,6 +390,7 @@ class HandState:
                 if self._must_play and line.open_mask & tile.bit:
                     self.drawn_playable = tile
             self.boneyard_count -= 1
+            self._can_draw = self.boneyard_count > self.reserve
             self.counts[seat] += 1
             self.draws[seat] += 1
         else:
@@ -390,7 +400,7 @@ class HandState:
                 if self.passes >= self.players or self.rules.stuck_ends_hand:
                     self.status, self.turn = BLOCKED, None
                 return 0
-        if self.boneyard_count <= self.reserve and masks is not None:
+        if not self._can_draw and masks is not None:
             turn = self.turn
             assert turn is not None
             if self._forbid_out or not masks[turn] & line.open_mask:
@@ -440,6 +450,7 @@ class HandState:
                 else:
                     self.stack.append(tile)
             self.boneyard_count += 1
+            self._can_draw = self.boneyard_count > self.reserve
             self.counts[seat] -= 1
             self.draws[seat] -= 1
         self.turn, self.passes, self.drawn_playable = turn, passes, drawn
