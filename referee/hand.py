@@ -79,14 +79,17 @@ class HandState:
         self.players = players
         self.full = dealt is not None
         # Known hands as bitmasks (None on a real table); the boneyard reversed: its top pops off the end.
-        self.masks: list[int] | None = None
-        self.stack: list[Tile] = []
+        self.masks: list[int] | None
+        self.stack: list[Tile]
         if dealt is not None:
-            self.masks = [mask_of(hand) for hand in dealt]
+            self.masks, self.counts = [], []
+            for hand in dealt:
+                self.masks.append(mask_of(hand))
+                self.counts.append(len(hand))
             self.stack = list(boneyard or ())[::-1]
-            self.counts = [len(hand) for hand in dealt]
             self.boneyard_count = len(self.stack)
         else:
+            self.masks, self.stack = None, []
             size = rules.hand_size(players)
             self.counts = [size] * players
             self.boneyard_count = set_size(rules.max_pip) - size * players
