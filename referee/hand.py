@@ -64,7 +64,7 @@ class HandState:
     """The tiles, turn and status of one hand; see the module docstring."""
 
     __slots__ = (
-        "_can_draw", "_fives", "_forbid_out", "_must_play", "_next", "_play_again", "_plain", "_undo", "boneyard_count", "counts",
+        "_can_draw", "_fives", "_forbid_out", "_must_play", "_next", "_play_again", "_plain", "_quick", "_quick_rules", "_undo", "boneyard_count", "counts",
         "drawn_playable", "draws", "ends_before", "first_leader", "full", "lead_needs_double", "lead_seat",
         "lead_tile", "line", "masks", "moves", "names", "out_seat", "passes", "players", "reserve",
         "revealed", "rules", "stack", "status", "turn", "void",
@@ -121,6 +121,10 @@ class HandState:
         self._can_draw = self.boneyard_count > self.reserve  # kept current by draws and their undo
         # no spinner, no going-out restriction: the two-ended listing in `legal_moves` is complete
         self._plain = not rules.spinner and not self._forbid_out
+        # a play changes only the hand, the line and the turn: no points, no second turn, no
+        # going-out check (and, in `_quick`, every hand known and no tile left to draw)
+        self._quick_rules = self.masks is not None and not (self._fives or self._play_again or self._forbid_out)
+        self._quick = self._quick_rules and not self._can_draw
 
     def _find_lead(self) -> None:
         if self.masks is None:
@@ -218,8 +222,13 @@ class HandState:
                 return moves
             return self._complete_listing(moves, seat, playable, drawn)
         if not line.placed:
-            leads = _LEADS[seat]
-            return [leads[tile.index] for tile in self.playable_tiles(seat)]
+            leading = masks[seat] if self.lead_tile is None else masks[seat] & self.lead_tile.bit
+            leads, moves = _LEADS[seat], []
+            while leading:
+                bit = leading & -leading
+                leading ^= bit
+                moves.append(leads[bit.bit_length() - 1])
+            return moves
         if self._can_draw and drawn is None:
             return [_DRAWS[seat]]
         return [_PASSES[seat]]
@@ -347,10 +356,25 @@ class HandState:
     def push(self, move: Move) -> int:
         """Apply a checked move without checking it again; return the points it scored."""
         kind, seat, tile, end, first = move
-        line = self.line
-        masks = self.masks
         self._undo.append((self.turn, self.passes, self.drawn_playable, -1))
         self.moves.append(move)
+        masks = self.masks
+        line = self.line
+        if self._quick and kind == PLAY and end is not None:  # the common play, in the fewest steps
+            assert masks is not None and tile is not None
+            masks[seat] &= ~tile.bit
+            counts = self.counts
+            left = counts[seat] = counts[seat] - 1
+            line.place(tile, end)
+            self.passes = 0
+            self.drawn_playable = None
+            if not left:
+                self.status, self.out_seat, self.turn = OUT, seat, None
+                return 0
+            turn = self.turn = self._next[seat]
+            if not masks[turn] & line.open_mask:
+                self._detect_block()
+            return 0
         if masks is None:
             self.ends_before.append((tuple(line.values), self.counts[seat]))
         if kind == PLAY:
@@ -394,6 +418,7 @@ class HandState:
                     self.drawn_playable = tile
             self.boneyard_count -= 1
             self._can_draw = self.boneyard_count > self.reserve
+            self._quick = self._quick_rules and not self._can_draw
             self.counts[seat] += 1
             self.draws[seat] += 1
         else:
@@ -454,6 +479,7 @@ class HandState:
                     self.stack.append(tile)
             self.boneyard_count += 1
             self._can_draw = self.boneyard_count > self.reserve
+            self._quick = self._quick_rules and not self._can_draw
             self.counts[seat] -= 1
             self.draws[seat] -= 1
         self.turn, self.passes, self.drawn_playable = turn, passes, drawn
