@@ -64,10 +64,11 @@ class HandState:
     """The tiles, turn and status of one hand; see the module docstring."""
 
     __slots__ = (
-        "_can_draw", "_fives", "_forbid_out", "_must_play", "_next", "_play_again", "_plain", "_quick", "_quick_rules", "_undo", "boneyard_count", "counts",
-        "drawn_playable", "draws", "ends_before", "first_leader", "full", "lead_needs_double", "lead_seat",
-        "lead_tile", "line", "masks", "moves", "names", "out_seat", "passes", "players", "reserve",
-        "revealed", "rules", "stack", "status", "turn", "void",
+        "_can_draw", "_fives", "_forbid_out", "_must_play", "_next", "_plain", "_play_again", "_quick",
+        "_quick_rules", "_undo", "boneyard_count", "counts", "drawn_playable", "draws", "ends_before",
+        "first_leader", "full", "lead_needs_double", "lead_seat", "lead_tile", "line", "masks", "moves",
+        "names", "out_seat", "passes", "players", "reserve", "revealed", "rules", "stack", "status", "turn",
+        "void",
     )
 
     def __init__(self, rules: RuleSet, names: Sequence[str], *, lead: int,
@@ -123,7 +124,8 @@ class HandState:
         self._plain = not rules.spinner and not self._forbid_out
         # a play changes only the hand, the line and the turn: no points, no second turn, no
         # going-out check (and, in `_quick`, every hand known and no tile left to draw)
-        self._quick_rules = self.masks is not None and not (self._fives or self._play_again or self._forbid_out)
+        self._quick_rules = self.masks is not None and not (
+            self._fives or self._play_again or self._forbid_out)
         self._quick = self._quick_rules and not self._can_draw
 
     def _find_lead(self) -> None:
@@ -233,7 +235,8 @@ class HandState:
             return [_DRAWS[seat]]
         return [_PASSES[seat]]
 
-    def _complete_listing(self, moves: list[Move], seat: int, playable: int, drawn: Tile | None) -> list[Move]:
+    def _complete_listing(self, moves: list[Move], seat: int, playable: int,
+                          drawn: Tile | None) -> list[Move]:
         """Add the spinner's arms, drop forbidden ways out, add the draw where it is allowed."""
         line = self.line
         if line.spinner_open:
@@ -423,15 +426,15 @@ class HandState:
             self.draws[seat] += 1
         else:
             self.passes += 1
-            turn = self.turn = self._next[seat]
+            self.turn = self._next[seat]
             if masks is None:
                 if self.passes >= self.players or self.rules.stuck_ends_hand:
                     self.status, self.turn = BLOCKED, None
                 return 0
         if not self._can_draw and masks is not None:
-            turn = self.turn
-            assert turn is not None
-            if self._forbid_out or not masks[turn] & line.open_mask:
+            waiting = self.turn
+            assert waiting is not None
+            if self._forbid_out or not masks[waiting] & line.open_mask:
                 self._detect_block()
         return 0
 
