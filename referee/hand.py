@@ -171,8 +171,14 @@ class HandState:
 
     def pips(self, seat: int) -> int:
         """Pip count of a hand as the rule set counts it (needs a known or revealed hand)."""
-        value = self.rules.tile_value
-        return sum(value(tile) for tile in self.known_hand(seat))
+        if self.masks is None:
+            return sum(map(self.rules.tile_value, self.known_hand(seat)))
+        values, mask, total = self.rules.tile_values, self.masks[seat], 0
+        while mask:
+            bit = mask & -mask
+            mask ^= bit
+            total += values[bit.bit_length() - 1]
+        return total
 
     def known_hand(self, seat: int) -> list[Tile]:
         if self.masks is not None:

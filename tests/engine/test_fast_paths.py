@@ -83,8 +83,20 @@ def test_legal_moves_are_exactly_the_rules_listing(setup: tuple[str, int, dict[s
             hand.pop()
             assert hand.legal_moves() == before
 
-    hand = play_out(find_rules(name)(options), players, rng, check)
+    rules = find_rules(name)(options)
+    hand = play_out(rules, players, rng, check)
     assert hand.legal_moves() == []
+    assert hand.hands is not None
+    for seat, held in enumerate(hand.hands):  # counted from the bitmask and the rules' value table
+        assert hand.pips(seat) == sum(rules.tile_value(tile) for tile in held)
+
+
+def test_the_double_blank_counts_as_turkish_options_say() -> None:
+    for double_blank in (0, 20):
+        rules = find_rules("turkish")({"double_blank": double_blank})
+        hand = HandState(rules, NAMES, lead=0, dealt=[[Tile(0, 0), Tile(2, 3)], [Tile(1, 1)], [], []],
+                         boneyard=[])
+        assert hand.pips(0) == double_blank + 5 and hand.pips(1) == 2 and hand.pips(2) == 0
 
 
 def test_each_call_returns_a_list_of_its_own() -> None:
