@@ -29,21 +29,22 @@ _PASSES: list[Move] = [Move(PASS, seat) for seat in range(MAX_SEATS)]
 _DRAWS: list[Move] = [Move(DRAW, seat) for seat in range(MAX_SEATS)]
 
 
-# The plays of one seat on one end, in tile order, keyed by `fitting << 4 | seat << 2 | end` where
-# `fitting` is the mask of that seat's tiles matching the end. A few thousand keys cover double-six;
-# the bound keeps a long-running service with a big set from growing it without limit.
-_END_PLAYS: dict[int, tuple[Move, ...]] = {}
-_END_PLAYS_LIMIT = 1 << 16
+# _END_PLAYS[seat][end][fitting]: the plays of `seat` on `end` in tile order, where `fitting` is the
+# mask of that seat's tiles matching the end. Filled as positions are met (a few thousand entries
+# cover double-six); the bound keeps a long-running service with a big set from growing them forever.
+_END_PLAYS: list[list[dict[int, tuple[Move, ...]]]] = [[{} for _ in range(4)] for _ in range(MAX_SEATS)]
+_END_PLAYS_LIMIT = 1 << 12
 
 
-def _end_plays(key: int) -> tuple[Move, ...]:
-    found = _END_PLAYS.get(key)
+def _end_plays(seat: int, end: int, fitting: int) -> tuple[Move, ...]:
+    known = _END_PLAYS[seat][end]
+    found = known.get(fitting)
     if found is None:
-        plays, end = _PLAYS[key >> 2 & 3], key & 3
-        found = tuple(plays[tile.index * 4 + end] for tile in tiles_in(key >> 4))
-        if len(_END_PLAYS) >= _END_PLAYS_LIMIT:
-            _END_PLAYS.clear()
-        _END_PLAYS[key] = found
+        plays = _PLAYS[seat]
+        found = tuple(plays[tile.index * 4 + end] for tile in tiles_in(fitting))
+        if len(known) >= _END_PLAYS_LIMIT:
+            known.clear()
+        known[fitting] = found
     return found
 
 
@@ -219,13 +220,12 @@ class HandState:
         drawn = self.drawn_playable
         playable = masks[seat] & line.open_mask if drawn is None else drawn.bit
         if playable:
-            values, key = line.values, seat << 2
-            left = (playable & PIP_MASK[values[0]]) << 4 | key
-            right = (playable & PIP_MASK[values[1]]) << 4 | key | 1
+            values, known = line.values, _END_PLAYS[seat]
+            left, right = playable & PIP_MASK[values[0]], playable & PIP_MASK[values[1]]
             try:
-                moves = [*_END_PLAYS[left], *_END_PLAYS[right]]
+                moves = [*known[0][left], *known[1][right]]
             except KeyError:
-                moves = [*_end_plays(left), *_end_plays(right)]
+                moves = [*_end_plays(seat, 0, left), *_end_plays(seat, 1, right)]
             if self._plain and not self._can_draw:
                 return moves
             return self._complete_listing(moves, seat, playable, drawn)
@@ -246,9 +246,9 @@ class HandState:
         """Add the spinner's arms, drop forbidden ways out, add the draw where it is allowed."""
         line = self.line
         if line.spinner_open:
-            values, key = line.values, seat << 2
-            moves += _end_plays((playable & PIP_MASK[values[2]]) << 4 | key | 2)
-            moves += _end_plays((playable & PIP_MASK[values[3]]) << 4 | key | 3)
+            values = line.values
+            moves += _end_plays(seat, 2, playable & PIP_MASK[values[2]])
+            moves += _end_plays(seat, 3, playable & PIP_MASK[values[3]])
         if self._forbid_out and self.counts[seat] == 1:
             moves = [m for m in moves if not self._forbidden_out(m.tile, m.end)]  # type: ignore[arg-type]
         if self._can_draw and drawn is None and (not moves or not self._must_play):

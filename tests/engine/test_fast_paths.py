@@ -117,17 +117,20 @@ def test_each_call_returns_a_list_of_its_own() -> None:
 def test_a_cleared_play_cache_gives_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> None:
     """The cache of per-end plays empties itself at its bound; answers do not change."""
     monkeypatch.setattr(hand_module, "_END_PLAYS_LIMIT", 3)
-    hand_module._END_PLAYS.clear()
+    caches = [known for seat in hand_module._END_PLAYS for known in seat]
+    for known in caches:
+        known.clear()
     rules = find_rules("all-fives")()
     rng = random.Random(11)
 
     def check(hand: HandState) -> None:
         assert hand.legal_moves() == listed_by_rules(hand)
-        assert len(hand_module._END_PLAYS) <= 3
+        assert all(len(known) <= 3 for known in caches)
 
     for _ in range(20):
         play_out(rules, 4, rng, check)
-    hand_module._END_PLAYS.clear()
+    for known in caches:
+        known.clear()
 
 
 @pytest.mark.parametrize("spinner", [False, True])
