@@ -123,8 +123,8 @@ class HandState:
         self._can_draw = self.boneyard_count > self.reserve  # kept current by draws and their undo
         # no spinner, no going-out restriction: the two-ended listing in `legal_moves` is complete
         self._plain = not rules.spinner and not self._forbid_out
-        # a play changes only the hand, the line and the turn: no points, no second turn, no
-        # going-out check (and, in `_quick`, every hand known and no tile left to draw)
+        # `_quick`: every hand known, no points, no second turn, no going-out check and no tile left
+        # to draw, so a play or a pass changes only the hand, the line and the turn (see `push`)
         self._quick_rules = self.masks is not None and not (
             self._fives or self._play_again or self._forbid_out)
         self._quick = self._quick_rules and not self._can_draw
@@ -369,18 +369,24 @@ class HandState:
         self.moves.append(move)
         masks = self.masks
         line = self.line
-        if self._quick and kind == PLAY and end is not None:  # the common play, in the fewest steps
-            assert masks is not None and tile is not None
-            masks[seat] &= ~tile.bit
-            counts = self.counts
-            left = counts[seat] = counts[seat] - 1
-            line.place(tile, end)
-            self.passes = 0
-            self.drawn_playable = None
-            if not left:
-                self.status, self.out_seat, self.turn = OUT, seat, None
-                return 0
-            turn = self.turn = self._next[seat]
+        # the common moves in the fewest steps: a play on the line, a pass (rules and state allowing)
+        if self._quick and ((kind == PLAY and end is not None) or kind == PASS):
+            assert masks is not None
+            if kind == PASS:
+                self.passes += 1
+                turn = self.turn = self._next[seat]
+            else:
+                assert tile is not None and end is not None
+                masks[seat] &= ~tile.bit
+                counts = self.counts
+                left = counts[seat] = counts[seat] - 1
+                line.place(tile, end)
+                self.passes = 0
+                self.drawn_playable = None
+                if not left:
+                    self.status, self.out_seat, self.turn = OUT, seat, None
+                    return 0
+                turn = self.turn = self._next[seat]
             if not masks[turn] & line.open_mask:
                 self._detect_block()
             return 0
