@@ -84,10 +84,12 @@ class HandState:
         self.masks: list[int] | None
         self.stack: list[Tile]
         if dealt is not None:
-            self.masks, self.counts = [], []
+            masks: list[int] = []
+            counts: list[int] = []
             for hand in dealt:
-                self.masks.append(mask_of(hand))
-                self.counts.append(len(hand))
+                masks.append(mask_of(hand))
+                counts.append(len(hand))
+            self.masks, self.counts = masks, counts
             self.stack = list(boneyard or ())[::-1]
             self.boneyard_count = len(self.stack)
         else:
