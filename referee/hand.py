@@ -249,8 +249,10 @@ class HandState:
         line = self.line
         if line.spinner_open:
             values = line.values
-            moves += _end_plays(seat, 2, playable & PIP_MASK[values[2]])
-            moves += _end_plays(seat, 3, playable & PIP_MASK[values[3]])
+            for end in (2, 3):
+                fitting = playable & PIP_MASK[values[end]]
+                if fitting:
+                    moves += _end_plays(seat, end, fitting)
         if self._forbid_out and self.counts[seat] == 1:
             moves = [m for m in moves if not self._forbidden_out(m.tile, m.end)]  # type: ignore[arg-type]
         if self._can_draw and drawn is None and (not moves or not self._must_play):

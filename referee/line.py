@@ -44,7 +44,7 @@ class Placement(NamedTuple):
 
 
 def _placements() -> list[Placement]:
-    """Every spinner-free placement, at `tile.index << 4 | end << 2 | joined-high << 1 | covered`."""
+    """Every placement that changes no spinner, at `index << 4 | end << 2 | joined-high << 1 | covered`."""
     table = []
     for tile in TILE_AT:
         for end in range(4):
@@ -217,10 +217,16 @@ class LineOfPlay:
             self.spinner_open = True
             values[UP] = values[DOWN] = self.spinner_pip
             change = OPENED_ARMS
-        placement: Placement = tuple.__new__(Placement, (tile, end, joined, shown, covered, change))
+        if change:
+            placement: Placement = tuple.__new__(Placement, (tile, end, joined, shown, covered, change))
+        else:
+            placement = _PLACEMENTS[tile.index << 4 | end << 2 | (joined != tile.low) << 1 | covered]
         self.placed.append(placement)
         self.mask |= tile.bit
-        self._update_open_mask()
+        if self.spinner_open:
+            self._update_open_mask()
+        else:
+            self.open_mask = PIP_MASK[values[LEFT]] | PIP_MASK[values[RIGHT]]
         return placement
 
     def unplace(self) -> Placement:
