@@ -4,7 +4,8 @@
 table (`dealt=None`: hands are counts, draws are counts, hands are revealed at the end). `check`
 raises an `IllegalMoveError` saying why a move is refused; `push` applies a move unchecked and
 `pop` takes the last one back (the table manager correcting a misread). Known hands are bitmasks
-over tile indexes, so finding the playable tiles is one AND with the open ends' mask.
+over tile indexes, so finding the playable tiles is one AND with the open ends' mask; the moves
+themselves are shared immutable values, looked up per end from the tiles that fit it.
 """
 
 from __future__ import annotations
