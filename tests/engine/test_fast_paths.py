@@ -156,3 +156,15 @@ def test_shared_placements_are_the_placements_made(spinner: bool) -> None:
         while line.placed:
             line.unplace()
         assert line.open_mask == 0 and line.mask == 0 and line.tiles_with == [0] * 7
+
+
+def test_nothing_to_list_in_a_void_deal_or_a_finished_hand() -> None:
+    rules = find_rules("muggins")()  # the highest double leads; no double dealt means a re-deal
+    no_doubles = [t for t in full_set(6) if not t.is_double]
+    hand = HandState(rules, NAMES[:2], lead=rules.lead_seat(0, 2, None, None),
+                     dealt=[no_doubles[:7], no_doubles[7:14]], boneyard=no_doubles[14:])
+    assert hand.void and hand.legal_moves() == []
+    blocked = HandState(find_rules("turkish")(), NAMES[:2], lead=0,
+                        dealt=[[Tile(0, 0), Tile(5, 5)], [Tile(1, 1), Tile(6, 6)]], boneyard=[])
+    blocked.push(blocked.legal_moves()[0])
+    assert blocked.status == "blocked" and blocked.legal_moves() == []
