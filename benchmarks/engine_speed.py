@@ -1,9 +1,25 @@
 """Games per second: our engine against the PyPI `dominoes` engine on the game both implement.
 
 The shared game is 4 players, all 28 tiles dealt (7 each), no boneyard, block play, the first
-player leading any tile: `turkish` with 4 players in our engine. Both engines deal from a
-shuffle, list the legal moves at every turn and apply a randomly chosen one until the hand ends.
-Then our four rule sets play whole hands (random players, dealt by the engine, scoring included).
+player leading any tile: `turkish` with 4 players in our engine. Both sides play whole random games,
+the harness around them identical (one uniform draw picks among the listed moves):
+
+- `dominoes`: `Game.new()` makes the 28 tiles, shuffles them (`random.shuffle`) and deals four
+  hands; each turn the harness reads `game.valid_moves` and calls `game.make_move(tile, left)`,
+  which takes the tile from the hand, checks it against the board's end, lays it, records it, ends
+  the game when the hand is empty, else moves the turn on and lists the next player's legal moves
+  (recording a pass for each player who has none, a stuck game when nobody has), and on a finished
+  game counts the pips left.
+- ours: the harness shuffles the set (`Random.shuffle`) and deals four hands into a `HandState`;
+  each turn it calls `hand.legal_moves()` (every legal tile-and-end play of the player to move, the
+  way the engine's players get them, or a pass) and `hand.push(move)`, which takes the tile from the
+  hand, lays it on the line, records the move and its undo, ends the hand when the hand is empty,
+  else moves the turn on and, when the next player cannot play, checks for a block; a pass is a
+  move like any other (listed and pushed). On a finished hand it counts every hand's pips.
+
+Rates are CPU time (`time.process_time`) of this process, best of 5 interleaved runs, so a busy
+machine slows neither side more than the other. Then our four rule sets play whole hands (random
+players, dealt by the engine, scoring included).
 
     python -m benchmarks.engine_speed [--seconds 3]
 """
@@ -47,6 +63,7 @@ def our_block_game(rng: random.Random) -> None:
     while hand.status is None:
         moves = hand.legal_moves()
         hand.push(moves[int(uniform() * len(moves))])
+    [hand.pips(seat) for seat in range(4)]  # what `dominoes` scores a finished game from
 
 
 def our_hand(rules: RuleSet, players: int) -> Callable[[random.Random], None]:
@@ -66,16 +83,16 @@ def our_hand(rules: RuleSet, players: int) -> Callable[[random.Random], None]:
 
 
 def rate(game: Callable[[random.Random], None], seconds: float, seed: int = 1) -> float:
-    """Games per second over about `seconds` of play."""
+    """Games per CPU second over about `seconds` of this process's CPU time."""
     rng = random.Random(seed)
     random.seed(seed)
-    played, start = 0, time.perf_counter()
+    played, start = 0, time.process_time()
     deadline = start + seconds
     while True:
         for _ in range(20):
             game(rng)
         played += 20
-        now = time.perf_counter()
+        now = time.process_time()
         if now >= deadline:
             return played / (now - start)
 
@@ -94,7 +111,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement (default 3)")
     args = parser.parse_args()
     theirs, ours = best_rates([dominoes_game, our_block_game], args.seconds)
-    print(f"4-player block game, random moves, {args.seconds:g} s each (best of 5 interleaved runs)")
+    print(f"4-player block game, random moves, {args.seconds:g} CPU s each (best of 5 interleaved runs)")
     print(f"  dominoes (PyPI)       : {theirs:10.0f} games/s")
     print(f"  domino-referee engine : {ours:10.0f} games/s")
     print(f"  ratio ours/dominoes   : {ours / theirs:10.2f}x")

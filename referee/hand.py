@@ -4,7 +4,8 @@
 table (`dealt=None`: hands are counts, draws are counts, hands are revealed at the end). `check`
 raises an `IllegalMoveError` saying why a move is refused; `push` applies a move unchecked and
 `pop` takes the last one back (the table manager correcting a misread). Known hands are bitmasks
-over tile indexes, so finding the playable tiles is one AND with the open ends' mask.
+over tile indexes, so finding the playable tiles is one AND with the open ends' mask; the moves
+themselves are shared immutable values, looked up per end from the tiles that fit it.
 """
 
 from __future__ import annotations
@@ -23,8 +24,29 @@ MAX_SEATS = 4
 _PLAYS: list[list[Move]] = [
     [Move(PLAY, seat, tile, end) for tile in TILE_AT for end in range(4)] for seat in range(MAX_SEATS)
 ]
+_NEXT_SEAT: list[tuple[int, ...]] = [(*range(1, players), 0) for players in range(MAX_SEATS + 1)]
+_LEADS: list[list[Move]] = [[Move(PLAY, seat, tile) for tile in TILE_AT] for seat in range(MAX_SEATS)]
 _PASSES: list[Move] = [Move(PASS, seat) for seat in range(MAX_SEATS)]
 _DRAWS: list[Move] = [Move(DRAW, seat) for seat in range(MAX_SEATS)]
+
+
+# _END_PLAYS[seat][end][fitting]: the plays of `seat` on `end` in tile order, where `fitting` is the
+# mask of that seat's tiles matching the end. Filled as positions are met (a few thousand entries
+# cover double-six); the bound keeps a long-running service with a big set from growing them forever.
+_END_PLAYS: list[list[dict[int, tuple[Move, ...]]]] = [[{} for _ in range(4)] for _ in range(MAX_SEATS)]
+_END_PLAYS_LIMIT = 1 << 12
+
+
+def _end_plays(seat: int, end: int, fitting: int) -> tuple[Move, ...]:
+    known = _END_PLAYS[seat][end]
+    found = known.get(fitting)
+    if found is None:
+        plays = _PLAYS[seat]
+        found = tuple(plays[tile.index * 4 + end] for tile in tiles_in(fitting))
+        if len(known) >= _END_PLAYS_LIMIT:
+            known.clear()
+        known[fitting] = found
+    return found
 
 
 def describe_ends(line: LineOfPlay) -> str:
@@ -44,10 +66,11 @@ class HandState:
     """The tiles, turn and status of one hand; see the module docstring."""
 
     __slots__ = (
-        "_fives", "_forbid_out", "_must_play", "_next", "_play_again", "_undo", "boneyard_count", "counts",
-        "drawn_playable", "draws", "ends_before", "first_leader", "full", "lead_needs_double", "lead_seat",
-        "lead_tile", "line", "masks", "moves", "names", "out_seat", "passes", "players", "reserve",
-        "revealed", "rules", "stack", "status", "turn", "void",
+        "_can_draw", "_fives", "_forbid_out", "_must_play", "_next", "_plain", "_play_again", "_quick",
+        "_quick_rules", "_undo", "boneyard_count", "counts", "drawn_playable", "draws", "ends_before",
+        "first_leader", "full", "lead_needs_double", "lead_seat", "lead_tile", "line", "masks", "moves",
+        "names", "out_seat", "passes", "players", "reserve", "revealed", "rules", "stack", "status", "turn",
+        "void",
     )
 
     def __init__(self, rules: RuleSet, names: Sequence[str], *, lead: int,
@@ -59,14 +82,19 @@ class HandState:
         self.players = players
         self.full = dealt is not None
         # Known hands as bitmasks (None on a real table); the boneyard reversed: its top pops off the end.
-        self.masks: list[int] | None = None
-        self.stack: list[Tile] = []
+        self.masks: list[int] | None
+        self.stack: list[Tile]
         if dealt is not None:
-            self.masks = [mask_of(hand) for hand in dealt]
+            masks: list[int] = []
+            counts: list[int] = []
+            for hand in dealt:
+                masks.append(mask_of(hand))
+                counts.append(len(hand))
+            self.masks, self.counts = masks, counts
             self.stack = list(boneyard or ())[::-1]
-            self.counts = [len(hand) for hand in dealt]
             self.boneyard_count = len(self.stack)
         else:
+            self.masks, self.stack = None, []
             size = rules.hand_size(players)
             self.counts = [size] * players
             self.boneyard_count = set_size(rules.max_pip) - size * players
@@ -94,7 +122,15 @@ class HandState:
         self._forbid_out = rules.no_scoring_domino
         self._play_again = rules.play_again
         self._must_play = rules.must_play
-        self._next = [*range(1, players), 0]
+        self._next = _NEXT_SEAT[players]
+        self._can_draw = self.boneyard_count > self.reserve  # kept current by draws and their undo
+        # no spinner, no going-out restriction: the two-ended listing in `legal_moves` is complete
+        self._plain = not rules.spinner and not self._forbid_out
+        # `_quick`: every hand known, no points, no second turn, no going-out check and no tile left
+        # to draw, so a play or a pass changes only the hand, the line and the turn (see `push`)
+        self._quick_rules = self.masks is not None and not (
+            self._fives or self._play_again or self._forbid_out)
+        self._quick = self._quick_rules and not self._can_draw
 
     def _find_lead(self) -> None:
         if self.masks is None:
@@ -139,8 +175,14 @@ class HandState:
 
     def pips(self, seat: int) -> int:
         """Pip count of a hand as the rule set counts it (needs a known or revealed hand)."""
-        value = self.rules.tile_value
-        return sum(value(tile) for tile in self.known_hand(seat))
+        if self.masks is None:
+            return sum(map(self.rules.tile_value, self.known_hand(seat)))
+        values, mask, total = self.rules.tile_values, self.masks[seat], 0
+        while mask:
+            bit = mask & -mask
+            mask ^= bit
+            total += values[bit.bit_length() - 1]
+        return total
 
     def known_hand(self, seat: int) -> list[Tile]:
         if self.masks is not None:
@@ -174,28 +216,49 @@ class HandState:
     def legal_moves(self) -> list[Move]:
         """Every legal move of the player to move (known hands only): plays with each fitting end."""
         seat = self.turn
-        if self.status is not None or self.void or seat is None or self.masks is None:
+        masks = self.masks
+        if seat is None or masks is None:  # `turn` is None once the hand is over, and in a void deal
             return []
         line = self.line
-        if not line.placed:
-            return [Move(PLAY, seat, tile) for tile in self.playable_tiles(seat)]
-        moves: list[Move] = []
         drawn = self.drawn_playable
-        playable = (1 << drawn.index) if drawn is not None else self.masks[seat] & line.open_mask
+        playable = masks[seat] & line.open_mask if drawn is None else drawn.bit
         if playable:
-            plays, append = _PLAYS[seat], moves.append
+            values, known = line.values, _END_PLAYS[seat]
+            left, right = playable & PIP_MASK[values[0]], playable & PIP_MASK[values[1]]
+            try:
+                moves = [*known[0][left], *known[1][right]]
+            except KeyError:
+                moves = [*_end_plays(seat, 0, left), *_end_plays(seat, 1, right)]
+            if self._plain and not self._can_draw:
+                return moves
+            return self._complete_listing(moves, seat, playable, drawn)
+        if not line.placed:
+            leading = masks[seat] if self.lead_tile is None else masks[seat] & self.lead_tile.bit
+            leads, moves = _LEADS[seat], []
+            while leading:
+                bit = leading & -leading
+                leading ^= bit
+                moves.append(leads[bit.bit_length() - 1])
+            return moves
+        if self._can_draw and drawn is None:
+            return [_DRAWS[seat]]
+        return [_PASSES[seat]]
+
+    def _complete_listing(self, moves: list[Move], seat: int, playable: int,
+                          drawn: Tile | None) -> list[Move]:
+        """Add the spinner's arms, drop forbidden ways out, add the draw where it is allowed."""
+        line = self.line
+        if line.spinner_open:
             values = line.values
-            for end in (0, 1, 2, 3) if line.spinner_open else (0, 1):
+            for end in (2, 3):
                 fitting = playable & PIP_MASK[values[end]]
-                while fitting:
-                    bit = fitting & -fitting
-                    fitting ^= bit
-                    append(plays[(bit.bit_length() - 1) * 4 + end])
-            if self._forbid_out and self.counts[seat] == 1:
-                moves = [m for m in moves if not self._forbidden_out(m.tile, m.end)]  # type: ignore[arg-type]
-        if self.boneyard_count > self.reserve and drawn is None and (not moves or not self._must_play):
+                if fitting:
+                    moves += _end_plays(seat, end, fitting)
+        if self._forbid_out and self.counts[seat] == 1:
+            moves = [m for m in moves if not self._forbidden_out(m.tile, m.end)]  # type: ignore[arg-type]
+        if self._can_draw and drawn is None and (not moves or not self._must_play):
             moves.append(_DRAWS[seat])
-        if not moves:
+        elif not moves:
             moves.append(_PASSES[seat])
         return moves
 
@@ -307,37 +370,61 @@ class HandState:
     def push(self, move: Move) -> int:
         """Apply a checked move without checking it again; return the points it scored."""
         kind, seat, tile, end, first = move
-        line = self.line
-        masks = self.masks
         self._undo.append((self.turn, self.passes, self.drawn_playable, -1))
+        self.moves.append(move)
+        masks = self.masks
+        line = self.line
+        # the common moves in the fewest steps: a play on the line, a pass (rules and state allowing)
+        if self._quick and ((kind == PLAY and end is not None) or kind == PASS):
+            assert masks is not None
+            if kind == PASS:
+                self.passes += 1
+                turn = self.turn = self._next[seat]
+            else:
+                assert tile is not None and end is not None
+                masks[seat] &= ~tile.bit
+                counts = self.counts
+                left = counts[seat] = counts[seat] - 1
+                line.place(tile, end)
+                self.passes = 0
+                self.drawn_playable = None
+                if not left:
+                    self.status, self.out_seat, self.turn = OUT, seat, None
+                    return 0
+                turn = self.turn = self._next[seat]
+            if not masks[turn] & line.open_mask:
+                self._detect_block()
+            return 0
         if masks is None:
             self.ends_before.append((tuple(line.values), self.counts[seat]))
-        points = 0
         if kind == PLAY:
             assert tile is not None
             if masks is not None:
                 masks[seat] &= ~tile.bit
             counts = self.counts
-            counts[seat] -= 1
-            if line.lead is None:
-                line.place_lead(tile, first)
-                self.lead_seat = seat
-            else:
+            left = counts[seat] = counts[seat] - 1
+            if line.placed:
                 assert end is not None
                 line.place(tile, end)
-            if self._fives:
-                points = self.rules.play_points(line.count())
+            else:
+                line.place_lead(tile, first)
+                self.lead_seat = seat
+            points = self.rules.play_points(line.count()) if self._fives else 0
             self.passes = 0
             self.drawn_playable = None
-            if counts[seat] == 0:
+            if not left:
                 self.status, self.out_seat, self.turn = OUT, seat, None
-            elif not line.open_mask & line.set_mask & ~line.mask:
-                self.status, self.turn = BLOCKED, None
-            elif self._play_again and (points > 0 or tile.is_double):
-                self.turn = seat
-            else:
-                self.turn = self._next[seat]
-        elif kind == DRAW:
+                return points
+            turn = seat if self._play_again and (points > 0 or tile.is_double) else self._next[seat]
+            self.turn = turn
+            if masks is None or self._can_draw:
+                if line.blocked_by_table():
+                    self.status, self.turn = BLOCKED, None
+            # with every hand known and the boneyard spent, this sees a table-proof block too
+            elif self._forbid_out or not masks[turn] & line.open_mask:
+                self._detect_block()
+            return points
+        if kind == DRAW:
             if masks is not None:
                 if tile is not None:
                     at = self.stack.index(tile)
@@ -345,33 +432,47 @@ class HandState:
                     self._undo[-1] = (self.turn, self.passes, self.drawn_playable, at)
                 else:
                     tile = self.stack.pop()
-                    move = Move(DRAW, seat, tile)
+                    self.moves[-1] = Move(DRAW, seat, tile)
                 masks[seat] |= tile.bit
                 if self._must_play and line.open_mask & tile.bit:
                     self.drawn_playable = tile
             self.boneyard_count -= 1
+            self._can_draw = self.boneyard_count > self.reserve
+            self._quick = self._quick_rules and not self._can_draw
             self.counts[seat] += 1
             self.draws[seat] += 1
         else:
             self.passes += 1
             self.turn = self._next[seat]
-            if masks is None and (self.passes >= self.players or self.rules.stuck_ends_hand):
-                self.status, self.turn = BLOCKED, None
-        self.moves.append(move)
-        if masks is not None and self.status is None and self.boneyard_count <= self.reserve:
-            turn = self.turn
-            assert turn is not None
-            if self._forbid_out or not masks[turn] & line.open_mask:
+            if masks is None:
+                if self.passes >= self.players or self.rules.stuck_ends_hand:
+                    self.status, self.turn = BLOCKED, None
+                return 0
+        if not self._can_draw and masks is not None:
+            waiting = self.turn
+            assert waiting is not None
+            if self._forbid_out or not masks[waiting] & line.open_mask:
                 self._detect_block()
-        return points
+        return 0
 
     def _detect_block(self) -> None:
+        """With the boneyard spent: end the hand if the player to move can never play again."""
         turn = self.turn
-        assert turn is not None
-        if self.can_play(turn):
-            return
-        if (self.rules.stuck_ends_hand and self.line.placed) or not any(
-                self.can_play(seat) for seat in range(self.players) if seat != turn):
+        assert turn is not None and self.masks is not None
+        line = self.line
+        if self._forbid_out:
+            if self.can_play(turn):
+                return
+            someone = any(self.can_play(seat) for seat in range(self.players) if seat != turn)
+        else:
+            open_mask = line.open_mask
+            if self.masks[turn] & open_mask:
+                return
+            held = 0
+            for mask in self.masks:
+                held |= mask
+            someone = bool(held & open_mask)
+        if not someone or (self.rules.stuck_ends_hand and line.placed):
             self.status, self.turn = BLOCKED, None
 
     def pop(self) -> Move:
@@ -397,6 +498,8 @@ class HandState:
                 else:
                     self.stack.append(tile)
             self.boneyard_count += 1
+            self._can_draw = self.boneyard_count > self.reserve
+            self._quick = self._quick_rules and not self._can_draw
             self.counts[seat] -= 1
             self.draws[seat] -= 1
         self.turn, self.passes, self.drawn_playable = turn, passes, drawn

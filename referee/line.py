@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from referee.tiles import PIP_MASK, Tile
+from referee.tiles import PIP_MASK, TILE_AT, Tile
 
 END_NAMES: tuple[str, ...] = ("left", "right", "up", "down")
 END_INDEX: dict[str, int] = {name: index for index, name in enumerate(END_NAMES)}
@@ -43,12 +43,27 @@ class Placement(NamedTuple):
         }
 
 
+def _placements() -> list[Placement]:
+    """Every placement that changes no spinner, at `index << 4 | end << 2 | joined-high << 1 | covered`."""
+    table = []
+    for tile in TILE_AT:
+        for end in range(4):
+            for joined in (tile.low, tile.high):
+                for covered in (False, True):
+                    table.append(Placement(tile, end, joined, tile.other(joined), covered))
+    return table
+
+
+# Placements are immutable values, so the line shares these instead of allocating one per play.
+_PLACEMENTS = _placements()
+
+
 class LineOfPlay:
     """Open ends, counting values and fit tests for one hand's layout."""
 
     __slots__ = (
         "arm_length", "end_double", "has_spinner_rule", "lead", "mask", "max_pip", "open_mask", "placed",
-        "set_mask", "spinner_arm", "spinner_at", "spinner_open", "spinner_pip", "tiles_with", "values",
+        "set_mask", "spinner_arm", "spinner_at", "spinner_open", "spinner_pip", "values",
     )
 
     def __init__(self, *, spinner: bool = False, max_pip: int = 6) -> None:
@@ -64,7 +79,6 @@ class LineOfPlay:
         self.spinner_at = 0
         self.spinner_open = False
         self.placed: list[Placement] = []
-        self.tiles_with: list[int] = [0] * (max_pip + 1)
         self.mask = 0  # bit `tile.index` set for every tile on the table
         self.set_mask = (1 << ((max_pip + 1) * (max_pip + 2) // 2)) - 1  # the set's tiles: an index prefix
         self.open_mask = 0  # bits of every tile matching an open end, kept current by every change
@@ -75,6 +89,12 @@ class LineOfPlay:
 
     def __contains__(self, tile: Tile) -> bool:
         return bool(self.mask >> tile.index & 1)
+
+    @property
+    def tiles_with(self) -> list[int]:
+        """How many tiles on the table show each pip value (a double counts once)."""
+        mask = self.mask
+        return [(mask & PIP_MASK[value]).bit_count() for value in range(self.max_pip + 1)]
 
     @property
     def is_empty(self) -> bool:
@@ -155,38 +175,54 @@ class LineOfPlay:
         if tile.is_double and self.has_spinner_rule:
             self.spinner_pip, self.spinner_arm = tile.low, LEAD_SPINNER
         placement = Placement(tile, None, first, second)
-        self._add(tile, placement)
+        self.placed.append(placement)
+        self.mask |= tile.bit
         self._update_open_mask()
         return placement
 
     def place(self, tile: Tile, end: int) -> Placement:
         """Join `tile` on open end `end` (unchecked: the caller made sure it fits)."""
-        # The engine's innermost step: written out flat, no helper calls, for simulation speed.
-        values = self.values
-        joined = values[end]
-        low = tile.low
-        shown = tile.high if low == joined else low
-        covered = self.end_double[end]
-        values[end] = shown
-        is_double = tile.is_double
-        self.end_double[end] = is_double
-        self.arm_length[end] += 1
-        change = 0
+        # The engine's innermost step: written out flat for simulation speed; the spinner's
+        # bookkeeping has its own method.
         if self.has_spinner_rule:
-            if self.spinner_arm == -1 and is_double:
-                self.spinner_pip, self.spinner_arm, self.spinner_at = low, end, self.arm_length[end]
-                change = MADE_SPINNER
-            elif not self.spinner_open and self._spinner_covered():
-                self.spinner_open = True
-                values[UP] = values[DOWN] = self.spinner_pip
-                change = OPENED_ARMS
-        placement: Placement = tuple.__new__(Placement, (tile, end, joined, shown, covered, change))
+            return self._place_with_spinner(tile, end)
+        values = self.values
+        doubles = self.end_double
+        if tile.low == values[end]:
+            values[end] = tile.high
+            placement = _PLACEMENTS[tile.index << 4 | end << 2 | doubles[end]]
+        else:
+            values[end] = tile.low
+            placement = _PLACEMENTS[tile.index << 4 | end << 2 | 2 | doubles[end]]
+        doubles[end] = tile.is_double
+        self.arm_length[end] += 1
         self.placed.append(placement)
         self.mask |= tile.bit
-        tiles_with = self.tiles_with
-        tiles_with[low] += 1
-        if not is_double:
-            tiles_with[tile.high] += 1
+        self.open_mask = PIP_MASK[values[LEFT]] | PIP_MASK[values[RIGHT]]
+        return placement
+
+    def _place_with_spinner(self, tile: Tile, end: int) -> Placement:
+        values = self.values
+        joined = values[end]
+        shown = tile.high if tile.low == joined else tile.low
+        values[end] = shown
+        covered = self.end_double[end]
+        self.end_double[end] = tile.is_double
+        self.arm_length[end] += 1
+        change = 0
+        if self.spinner_arm == -1 and tile.is_double:
+            self.spinner_pip, self.spinner_arm, self.spinner_at = tile.low, end, self.arm_length[end]
+            change = MADE_SPINNER
+        elif not self.spinner_open and self._spinner_covered():
+            self.spinner_open = True
+            values[UP] = values[DOWN] = self.spinner_pip
+            change = OPENED_ARMS
+        if change:
+            placement: Placement = tuple.__new__(Placement, (tile, end, joined, shown, covered, change))
+        else:
+            placement = _PLACEMENTS[tile.index << 4 | end << 2 | (joined != tile.low) << 1 | covered]
+        self.placed.append(placement)
+        self.mask |= tile.bit
         if self.spinner_open:
             self._update_open_mask()
         else:
@@ -197,10 +233,7 @@ class LineOfPlay:
         """Take the last tile back, restoring the ends it changed."""
         placement = self.placed.pop()
         tile, end = placement.tile, placement.end
-        self.mask &= ~(1 << tile.index)
-        self.tiles_with[tile.low] -= 1
-        if not tile.is_double:
-            self.tiles_with[tile.high] -= 1
+        self.mask &= ~tile.bit
         if end is None:
             self.lead = None
             self.values[:] = [CLOSED] * 4
@@ -225,10 +258,3 @@ class LineOfPlay:
         if 0 <= self.spinner_arm < UP:
             return self.arm_length[self.spinner_arm] > self.spinner_at
         return False
-
-    def _add(self, tile: Tile, placement: Placement) -> None:
-        self.placed.append(placement)
-        self.mask |= tile.bit
-        self.tiles_with[tile.low] += 1
-        if not tile.is_double:
-            self.tiles_with[tile.high] += 1

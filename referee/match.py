@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from referee.hand import OUT, HandState
+from referee.hand import BLOCKED, OUT, HandState
 from referee.moves import IllegalMoveError, Move
 from referee.rules import HIGHEST_DOUBLE, RuleSet
 from referee.tiles import Tile, full_set
@@ -161,12 +161,15 @@ class Match:
         # A hand cut short by a target reached mid-hand is not counted (edge case 8), so no pips either.
         known = hand.masks or hand.revealed
         pips = [hand.pips(seat) for seat in range(players)] if known and not early else []
+        outcome = hand.status or "stopped"
+        if early and outcome == BLOCKED and not hand.line.blocked_by_table():
+            # Only the known hands show this block; a real table sees the target reached (edge case 8)
+            # and says the same, so a simulated match and its replay on a table agree.
+            outcome = "stopped"
         result: dict[str, Any] = {
             "hand": self.hand_index + 1,
             "leader": self.players[hand.lead_seat] if hand.lead_seat is not None else None,
-            # A target reached mid-hand ends the game at that play (edge case 8); a block that only
-            # the hidden hands prove is moot then, and a real table could not have seen it.
-            "outcome": (hand.status if hand.status == OUT or not early else None) or "stopped",
+            "outcome": outcome,
             "winner": (self.players[hand.out_seat]
                        if hand.status == OUT and hand.out_seat is not None else None),
         }

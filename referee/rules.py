@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from functools import cached_property
 from typing import Any, ClassVar
 
 from referee.fields import SettingError
 from referee.options import validate_options
-from referee.tiles import Tile
+from referee.tiles import TILE_AT, Tile
 
 HIGHEST_DOUBLE = -1  # lead policy: the holder of the highest double leads it (edge case 3)
 
@@ -74,6 +75,11 @@ class RuleSet:
     def tile_value(self, tile: Tile) -> int:
         """Pips a tile left in a hand counts (the double blank counts 0 except in `turkish`)."""
         return tile.pips
+
+    @cached_property
+    def tile_values(self) -> tuple[int, ...]:
+        """`tile_value` of every tile, by tile index (for counting a hand's bitmask)."""
+        return tuple(self.tile_value(tile) for tile in TILE_AT)
 
     # -- leads -------------------------------------------------------------------------------------
     def lead_seat(self, hand_index: int, players: int, previous_leader: int | None,

@@ -120,7 +120,7 @@ def tiles_in(mask: int) -> list[Tile]:
 def mask_of(tiles: Iterable[Tile]) -> int:
     mask = 0
     for tile in tiles:
-        mask |= 1 << tile.index
+        mask |= tile.bit
     return mask
 
 
