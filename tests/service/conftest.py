@@ -72,8 +72,10 @@ class Broker:
         self.process = subprocess.Popen(["mosquitto", "-c", str(conf)], stdout=log, stderr=log)
         for _ in range(200):
             try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.05):
-                    return
+                for port in (self.port, self.ws_port):
+                    with socket.create_connection(("127.0.0.1", port), timeout=0.05):
+                        pass
+                return
             except OSError:
                 if self.process.poll() is not None:
                     raise RuntimeError((self.directory / "mosquitto.log").read_text()) from None
