@@ -65,9 +65,10 @@ class Input:
     data: Mapping[str, Any] = field(default_factory=dict)
     at: float = 0.0
     origin: str = ""
+    t: float | None = None    # match time given by a script or a recording; None: from ``at``
 
 
-Feed = Callable[[Input], None]
+Feed = Callable[[Input], object]
 
 
 class NullDisplay:

@@ -45,6 +45,7 @@ class TableService:
         self._ticker: threading.Thread | None = None
         self._stopping = threading.Event()
         self.match_over = threading.Event()
+        self.on_processed: Callable[[Input], None] | None = None
 
     # -- feeding -------------------------------------------------------------------------------
     def feed(self, inp: Input) -> int:
@@ -93,6 +94,8 @@ class TableService:
                 break
             try:
                 self.handle(inp)
+                if self.on_processed is not None and inp.kind != "tick":
+                    self.on_processed(inp)
             finally:
                 with self._progress:
                     self._done += 1
@@ -137,16 +140,16 @@ class TableService:
         core = self.core
         if core is None:
             if inp.kind not in ("tick", "removed", "boneyard"):
-                self._note("press Start to begin a match", error=inp.kind == "placed")
+                self.note("press Start to begin a match", error=inp.kind == "placed")
             return
-        t = max(inp.at - self.origin, core.last_t)
+        t = max(inp.at - self.origin if inp.t is None else inp.t, core.last_t)
         if inp.kind == "tick":
             self._tick_at(core, t)
             return
         admitted, note = core.admit(inp)
         if not admitted:
             if note:
-                self._note(note, error=inp.kind == "placed")
+                self.note(note, error=inp.kind == "placed")
             return
         data = {key: jsonable(value) for key, value in inp.data.items() if key != "corners"}
         seq = self.log.append(self.match_id, t, inp.kind, data)
@@ -154,13 +157,14 @@ class TableService:
 
     def _start(self, inp: Input) -> None:
         if self.core is not None and self.core.phase != "match-over":
-            self._note("a match is running: finish it or undo, Start begins a new match only after the end")
+            self.note("a match is running: finish it or undo, Start begins a new match only after the end")
             return
         self.match_over.clear()
         self.match_id = self.log.begin_match(self.settings.as_dict())
         self.origin = inp.at
         self.core = TableCore(self.settings, self.referee_factory(self.settings), self.clock_factory())
-        seq = self.log.append(self.match_id, 0.0, "start", {})
+        data = {key: jsonable(value) for key, value in inp.data.items()}
+        seq = self.log.append(self.match_id, 0.0, "start", data)
         self._deliver(seq, self._act("start", {}, 0.0), 0.0)
 
     def _act(self, kind: str, data: Any, t: float) -> Outcome:
@@ -210,7 +214,7 @@ class TableService:
         self.log.finish_match(self.match_id)
         self.match_over.set()
 
-    def _note(self, text: str, *, error: bool = False) -> None:
+    def note(self, text: str, *, error: bool = False) -> None:
         if error:
             self.signals.signal("error")
         if self.core is not None:

@@ -19,17 +19,8 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 USERS = {"referee": "ref-secret", "manager": "mgr-secret", "viewer": "view-secret"}
-ACL = """\
-user referee
-topic readwrite domino/#
-
-user manager
-topic read domino/#
-topic write domino/+/cmd/#
-
-user viewer
-topic read domino/#
-"""
+# The shipped ACL is the one under test.
+ACL_FILE = Path(__file__).resolve().parents[2] / "config" / "mosquitto" / "domino.acl"
 
 
 def free_port() -> int:
@@ -53,7 +44,7 @@ class Broker:
         for user, password in USERS.items():
             subprocess.run(["mosquitto_passwd", "-b", str(passwords), user, password], check=True)
         acl = self.directory / "acl"
-        acl.write_text(ACL)
+        acl.write_text(ACL_FILE.read_text())
         conf = self.directory / "mosquitto.conf"
         conf.write_text(
             f"user {getpass.getuser()}\n"
