@@ -18,6 +18,8 @@ from referee.errors import DominoError
 # Order is the order of `--help`.
 COMMAND_MODULES: tuple[str, ...] = (
     "referee.commands.config_cmd",
+    "referee.commands.replay_cmd",
+    "referee.commands.simulate_cmd",
     "referee.commands.run_cmd",
     "referee.commands.demo_cmd",
 )

@@ -32,6 +32,14 @@ def _points_per_five() -> Field:
     )
 
 
+def _blocked_tie() -> Field:
+    return Field(
+        "blocked_tie", str, "split",
+        "blocked hand with three players and two tied lowest: split the third's pips, or nobody scores",
+        choices=("split", "nobody"),
+    )
+
+
 def _no_double_lead() -> Field:
     return Field(
         "no_double", str, "redeal", "when nobody holds a double: redeal, or the heaviest tile leads",
@@ -75,6 +83,7 @@ OPTION_FIELDS: dict[str, tuple[Field, ...]] = {
         Field("play_again", bool, False, "after a scoring play or a double the same player plays again"),
         Field("no_scoring_domino", bool, False,
               "a player may not go out with a scoring tile or a double"),
+        _blocked_tie(),
     ),
     "all-fives": (
         _max_pip(),
@@ -87,6 +96,7 @@ OPTION_FIELDS: dict[str, tuple[Field, ...]] = {
               choices=("nobody", "muggins")),
         Field("stuck_ends_hand", bool, False,
               "the source's literal rule: a player who cannot play with an empty boneyard ends the hand"),
+        _blocked_tie(),
     ),
 }
 

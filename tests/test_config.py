@@ -48,7 +48,7 @@ def test_rule_options_get_their_rule_sets_defaults() -> None:
     assert config.rule_options == {
         "max_pip": 6, "hand_size": None, "target": 200, "points_per_five": False,
         "no_double": "redeal", "reserve": False, "must_play": True, "play_again": False,
-        "no_scoring_domino": False,
+        "no_scoring_domino": False, "blocked_tie": "split",
     }
 
 

@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "pass": ((), ()),
     "undo": ((), ()),
     "sync": ((), ()),
+    "lead": (("player",), ()),
     "away": (("player",), ()),
     "back": (("player",), ()),
     "leave": (("player",), ()),

@@ -19,7 +19,7 @@ from referee.errors import DominoError
 from referee.service.ports import Feed, Input
 
 SCRIPT_KINDS = ("start", "continue", "pass", "undo", "sync", "away", "back", "leave", "substitute",
-                "placed", "removed", "boneyard", "revealed")
+                "lead", "placed", "removed", "boneyard", "revealed")
 
 
 class ScriptError(DominoError, ValueError):

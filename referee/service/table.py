@@ -20,7 +20,7 @@ from typing import Any
 from referee.service.clock import MoveClock, NoClock
 from referee.service.ports import BoardView, Input
 
-LOGGED_KINDS = ("start", "continue", "pass", "undo", "away", "back", "leave", "substitute",
+LOGGED_KINDS = ("start", "continue", "pass", "undo", "away", "back", "leave", "substitute", "lead",
                 "placed", "removed", "boneyard", "revealed", "timeout")
 PLAYER_EVENTS = ("away", "back", "leave")
 
@@ -93,6 +93,7 @@ class TableCore:
         self.hand = 1
         self.message = ""
         self.revealed: dict[str, list[str]] = {}
+        self.claimed: str | None = None
         self.turn_began = 0.0
         self.warned = False
         self.last_t = 0.0
@@ -111,13 +112,18 @@ class TableCore:
         return dict(snap) if isinstance(snap, Mapping) else {"engine": jsonable(snap)}
 
     def scores(self) -> dict[str, float]:
+        """Points per player or side (`turkish`: penalties), as the engine keeps them."""
         snap = self.snapshot()
-        for key in ("scores", "totals", "standings", "penalties"):
+        for key in ("scores", "penalties"):
             value = snap.get(key)
             if isinstance(value, Mapping):
                 return {str(name): float(points) for name, points in value.items()
                         if isinstance(points, (int, float))}
         return {name: 0.0 for name in self.settings.players}
+
+    def engine_boneyard(self) -> int | None:
+        value = self.snapshot().get("boneyard")
+        return value if isinstance(value, int) else None
 
     def on_table(self) -> set[str]:
         snap = self.snapshot()
@@ -138,8 +144,8 @@ class TableCore:
 
     def view(self, t: float) -> BoardView:
         scores = self.scores()
-        return BoardView(scores=tuple((name, scores.get(name, 0.0)) for name in self.settings.players),
-                         turn=self.turn(), clock=self.remaining(t), boneyard=self.boneyard,
+        return BoardView(scores=tuple(scores.items()), turn=self.turn(), clock=self.remaining(t),
+                         boneyard=self.engine_boneyard(),
                          message=self.message, hand=self.hand, phase=self.phase)
 
     def state(self, t: float) -> dict[str, Any]:
@@ -150,7 +156,8 @@ class TableCore:
             "players": list(self.settings.players), "teams": [list(team) for team in self.settings.teams],
             "options": jsonable(self.settings.options), "phase": self.phase, "hand": self.hand,
             "turn": view.turn, "scores": dict(view.scores), "open_ends": jsonable(snap.get("open_ends")),
-            "table_tiles": sorted(self.on_table()), "boneyard": self.boneyard,
+            "table_tiles": sorted(self.on_table()), "boneyard": self.engine_boneyard(),
+            "hand_sizes": jsonable(snap.get("hand_sizes")), "awaiting": snap.get("awaiting"),
             "clock": None if view.turn is None else {"player": view.turn, "remaining": view.clock},
             "message": self.message, "waiting_for_removal": self.pending, "t": round(self.last_t, 3),
             "engine": jsonable(snap),
@@ -176,8 +183,15 @@ class TableCore:
             if self.phase == "playing" and str(data.get("tile")) in self.on_table():
                 return False, f"{data.get('tile')} left the table: press Undo if it was misread"
             return False, ""
+        if kind == "revealed" and self.snapshot().get("awaiting") != "reveal":
+            return False, "no hand is waiting to be revealed"
         if kind == "boneyard":
-            return data.get("count") != self.boneyard, ""
+            known = self.engine_boneyard()
+            count = data.get("count")
+            if not isinstance(count, int) or isinstance(count, bool):
+                return False, f"boneyard count {count!r} is not a number"
+            # More face-down tiles than the referee counts is a deal in progress, not a draw.
+            return known is not None and count < known, ""
         return kind in LOGGED_KINDS, ""
 
     def act(self, kind: str, data: Mapping[str, Any], t: float) -> Outcome:
@@ -242,7 +256,14 @@ class TableCore:
 
     def _on_placed(self, data: Mapping[str, Any], t: float) -> Outcome:
         outcome = Outcome()
-        tile, player = str(data["tile"]), self.turn()
+        tile, player = str(data["tile"]), self.turn() or self.claimed
+        if player is None:
+            self.pending = tile
+            self.message = f"who leads {tile}? the leader presses their seat button - take it back"
+            outcome.events.append({"event": "refused", "refused": "play", "tile": tile,
+                                   "error": "nobody claimed the lead", "t": round(t, 3)})
+            outcome.signals.append("error")
+            return outcome
         event: dict[str, Any] = {"player": player, "play": tile}
         end = data.get("end")
         try:
@@ -254,6 +275,7 @@ class TableCore:
         if self._engine(event, t, outcome, describe={"event": "play", "player": player, "tile": tile,
                                                      "end": event.get("end")}):
             self.hand_started = True
+            self.claimed = None
             outcome.signals.insert(0, "ok")
         else:
             self.pending = tile
@@ -268,7 +290,8 @@ class TableCore:
     def _on_boneyard(self, data: Mapping[str, Any], t: float) -> Outcome:
         outcome = Outcome()
         count = int(data["count"])
-        drawn = 0 if self.boneyard is None or not self.hand_started else self.boneyard - count
+        known = self.engine_boneyard()
+        drawn = 0 if known is None else known - count
         for _ in range(max(drawn, 0)):
             player = self.turn()
             if not self._engine({"player": player, "draw": 1}, t, outcome,
@@ -282,9 +305,20 @@ class TableCore:
         player = self.zone_player(data.get("zone"))
         tiles = [str(tile) for tile in data.get("tiles", ())]
         self.revealed[player] = tiles
-        self._engine({"reveal": {player: tiles}}, t, outcome,
-                     describe={"event": "reveal", "player": player, "tiles": tiles})
+        sizes = self.snapshot().get("hand_sizes") or {}
+        waiting = [name for name, count in sizes.items() if count and name not in self.revealed]
+        if waiting:
+            outcome.events.append({"event": "revealed", "player": player, "tiles": tiles,
+                                   "waiting_for": waiting, "t": round(t, 3)})
+            return outcome
+        shown = dict(self.revealed)
+        self._engine({"reveal": shown}, t, outcome, describe={"event": "reveal", "hands": shown})
+        self.revealed = {}
         return outcome
+
+    def _on_lead(self, data: Mapping[str, Any], t: float) -> Outcome:
+        self.claimed = str(data["player"])
+        return Outcome(events=[{"event": "lead-claimed", "player": self.claimed, "t": round(t, 3)}])
 
     def zone_player(self, zone: Any) -> str:
         players = self.settings.players

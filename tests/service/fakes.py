@@ -98,7 +98,8 @@ class FakeReferee:
     def snapshot(self) -> dict[str, Any]:
         line, _turn, ends, drawn, _over = self._state()
         return {"table": list(line), "open_ends": list(ends or ()), "turn": self.turn,
-                "scores": {name: float(len(line)) for name in self.players}, "drawn": drawn}
+                "scores": {name: float(len(line)) for name in self.players}, "drawn": drawn,
+                "awaiting": "reveal" if line else "move"}
 
     def record(self) -> dict[str, Any]:
         return {"format": "domino-record", "version": 1, "players": list(self.players),

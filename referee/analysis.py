@@ -1,0 +1,30 @@
+"""Spectator analysis for the overlay: counting, dead doubles and ends one player can take.
+
+These are the strategy notions of the Turkish source (ölü taş, counting, kafa), not rules.
+Counting and dead doubles need only the table; which ends only one player can still answer
+needs the hands, so it is given in simulation only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.hand import HandState
+from referee.tiles import Tile
+
+
+def analyse(hand: HandState) -> dict[str, Any]:
+    line = hand.line
+    max_pip = hand.rules.max_pip
+    unseen = {str(v): max_pip + 1 - line.tiles_with[v] for v in range(max_pip + 1)}
+    dead = [str(Tile(v, v)) for v in range(max_pip + 1)
+            if Tile(v, v) not in line and line.tiles_with[v] == max_pip]
+    result: dict[str, Any] = {"unseen": unseen, "dead_doubles": dead}
+    if hand.hands is not None and line.placed:
+        taken: dict[str, str] = {}
+        for end, value in line.open_ends().items():
+            holders = [seat for seat, tiles in enumerate(hand.hands) if any(t.has(value) for t in tiles)]
+            if len(holders) == 1:
+                taken[end] = hand.names[holders[0]]
+        result["ends_taken"] = taken
+    return result
