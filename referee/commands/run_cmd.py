@@ -47,9 +47,9 @@ def run_table(args: argparse.Namespace) -> int:
     done = threading.Event()
     service = table.service
     if args.progress:
-        def progress(inp: Any) -> None:
+        def progress(inp: Any, logged: bool) -> None:
             core = service.core
-            print_line(json.dumps({"kind": inp.kind, "line": inp.data.get("line"),
+            print_line(json.dumps({"kind": inp.kind, "line": inp.data.get("line"), "logged": logged,
                                    "phase": None if core is None else core.phase}))
         service.on_processed = progress
     skip = last_script_line(service) if args.inputs else 0
@@ -57,9 +57,10 @@ def run_table(args: argparse.Namespace) -> int:
         table.devices.append(ScriptDevice(args.inputs, time.monotonic, skip_through=skip,
                                           interval=args.input_interval, on_error=service.note))
     entry = service.log.last_match()
-    if args.inputs and args.exit_at_end and entry is not None and entry.finished and skip:
-        print_line(json.dumps({"ready": True, "resumed": False, "finished": True}))
-        return 0
+    # Restarted after its match ended (killed before it could exit): deliver what is left, stop.
+    finished = bool(args.inputs and args.exit_at_end and entry is not None and entry.finished and skip)
+    if finished:
+        table.devices.clear()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     table.start()
     for note in table.notes:
@@ -67,7 +68,7 @@ def run_table(args: argparse.Namespace) -> int:
     if args.progress:
         print_line(json.dumps({"ready": True, "resumed": table.resumed, "skip_through": skip}))
     try:
-        while not done.wait(0.2):
+        while not finished and not done.wait(0.2):
             if args.exit_at_end and service.match_over.is_set():
                 break
     except KeyboardInterrupt:

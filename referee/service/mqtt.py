@@ -175,7 +175,7 @@ class MqttLink:
         self._on_command = on_command
         self._on_connection = on_connection
         self._outbox = outbox
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self._pending: dict[int, int | None] = {}
         self._acked_early: set[int] = set()
         self._state: str | None = None
@@ -206,8 +206,14 @@ class MqttLink:
             for seq, payload in self._outbox.undelivered():
                 self.publish_event(seq, payload)
 
-    def stop(self) -> None:
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until the broker acknowledged every event published so far (or `timeout`)."""
+        with self._lock:
+            return self._lock.wait_for(lambda: all(seq is None for seq in self._pending.values()), timeout)
+
+    def stop(self, timeout: float = 5.0) -> None:
         if self.connected.is_set():
+            self.flush(timeout)
             info = self.client.publish(self.settings.topic("status"), "offline", qos=1, retain=True)
             if info.rc == paho.MQTT_ERR_SUCCESS:
                 info.wait_for_publish(timeout=2)
@@ -271,6 +277,7 @@ class MqttLink:
         with self._lock:
             if mid in self._pending:
                 seq = self._pending.pop(mid)
+                self._lock.notify_all()
             else:
                 self._acked_early.add(mid)
                 return

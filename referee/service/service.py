@@ -45,7 +45,7 @@ class TableService:
         self._ticker: threading.Thread | None = None
         self._stopping = threading.Event()
         self.match_over = threading.Event()
-        self.on_processed: Callable[[Input], None] | None = None
+        self.on_processed: Callable[[Input, bool], None] | None = None
 
     # -- feeding -------------------------------------------------------------------------------
     def feed(self, inp: Input) -> int:
@@ -93,9 +93,9 @@ class TableService:
             if inp.kind == "stop":
                 break
             try:
-                self.handle(inp)
+                logged = self.handle(inp)
                 if self.on_processed is not None and inp.kind != "tick":
-                    self.on_processed(inp)
+                    self.on_processed(inp, logged)
             finally:
                 with self._progress:
                     self._done += 1
@@ -130,35 +130,35 @@ class TableService:
             self.publisher.publish_state(self.core.state(t))
 
     # -- one input -------------------------------------------------------------------------------
-    def handle(self, inp: Input) -> None:
+    def handle(self, inp: Input) -> bool:
+        """Handle one input; returns whether it was logged (it changed the match)."""
         if inp.kind == "start":
-            self._start(inp)
-            return
+            return self._start(inp)
         if inp.kind == "sync":
             self._sync()
-            return
+            return False
         core = self.core
         if core is None:
             if inp.kind not in ("tick", "removed", "boneyard"):
                 self.note("press Start to begin a match", error=inp.kind == "placed")
-            return
+            return False
         t = max(inp.at - self.origin if inp.t is None else inp.t, core.last_t)
         if inp.kind == "tick":
-            self._tick_at(core, t)
-            return
+            return self._tick_at(core, t)
         admitted, note = core.admit(inp)
         if not admitted:
             if note:
                 self.note(note, error=inp.kind == "placed")
-            return
+            return False
         data = {key: jsonable(value) for key, value in inp.data.items() if key != "corners"}
         seq = self.log.append(self.match_id, t, inp.kind, data)
         self._deliver(seq, self._act(inp.kind, data, t), t)
+        return True
 
-    def _start(self, inp: Input) -> None:
+    def _start(self, inp: Input) -> bool:
         if self.core is not None and self.core.phase != "match-over":
             self.note("a match is running: finish it or undo, Start begins a new match only after the end")
-            return
+            return False
         self.match_over.clear()
         self.match_id = self.log.begin_match(self.settings.as_dict())
         self.origin = inp.at
@@ -166,6 +166,7 @@ class TableService:
         data = {key: jsonable(value) for key, value in inp.data.items()}
         seq = self.log.append(self.match_id, 0.0, "start", data)
         self._deliver(seq, self._act("start", {}, 0.0), 0.0)
+        return True
 
     def _act(self, kind: str, data: Any, t: float) -> Outcome:
         assert self.core is not None
@@ -176,7 +177,7 @@ class TableService:
             return Outcome(events=[{"event": "error", "input": kind, "error": str(error), "t": round(t, 3)}],
                            signals=["error"])
 
-    def _tick_at(self, core: TableCore, t: float) -> None:
+    def _tick_at(self, core: TableCore, t: float) -> bool:
         what, left = core.tick(t)
         if what == "warning":
             self.signals.signal("warning")
@@ -186,6 +187,8 @@ class TableService:
             player = core.turn()
             seq = self.log.append(self.match_id, t, "timeout", {"player": player})
             self._deliver(seq, self._act("timeout", {"player": player}, t), t)
+            return True
+        return False
 
     def _deliver(self, input_seq: int | None, outcome: Outcome, t: float) -> None:
         assert self.core is not None
