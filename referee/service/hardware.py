@@ -20,6 +20,8 @@ class Parts:
     devices: list[Any] = field(default_factory=list)
     closers: list[Callable[[], None]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    scoreboard: Any = None
+    gpio: Any = None
 
 
 def hardware_parts(config: Any, *, camera: bool = True) -> Parts:
