@@ -52,7 +52,6 @@ class Scene:
     hands: tuple[Hand, ...] = ()
     joins: tuple[tuple[int, int], ...] = ()
     layout: TableLayout = field(default_factory=TableLayout)
-    markers: bool = True
 
     def labels(self, table_to_image: np.ndarray) -> dict[str, object]:
         """The ground truth of this scene as one image entry of labels.json."""
@@ -108,7 +107,7 @@ def camera_pose(
 ) -> np.ndarray:
     """A homography table mm -> image pixels: the table fills the frame, tilted by up to `tilt`."""
     width, height = size
-    scale = min(width * 0.94 / layout.width_mm, height * 0.94 / layout.height_mm)
+    scale = min(width * 0.88 / layout.width_mm, height * 0.88 / layout.height_mm)
     w, h = layout.width_mm * scale, layout.height_mm * scale
     x0, y0 = (width - w) / 2, (height - h) / 2
     quad = np.array([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]], dtype=np.float64)
@@ -129,6 +128,7 @@ class Renderer:
         seed: int = 0,
         layout: TableLayout | None = None,
         table_to_image: np.ndarray | None = None,
+        markers: bool = True,
     ) -> None:
         self.style, self.size = style, size
         self.layout = layout or TableLayout()
@@ -154,14 +154,15 @@ class Renderer:
         shape = (self.canvas_size[1], self.canvas_size[0])
         self.background = table_surface(style, shape, self.ppm, rng)
         self.gloss_base = np.zeros(shape, np.float32)
-        self._draw_markers()
+        if markers:
+            self._draw_markers()
         self.gain, self.glare = light_field(style, (size[1], size[0]), rng)
 
     def _draw_markers(self) -> None:
         white = np.full((1,), 1.0, np.float32)
         for marker_id in MARKER_IDS:
             corners = self.layout.marker_corners(marker_id)
-            margin = self.layout.marker_mm / 6
+            margin = self.layout.marker_mm / 4
             x0, y0 = self.to_canvas[:, :2] @ (corners[0] - margin) + self.to_canvas[:, 2]
             x1, y1 = self.to_canvas[:, :2] @ (corners[2] + margin) + self.to_canvas[:, 2]
             cv2.rectangle(
