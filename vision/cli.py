@@ -100,6 +100,7 @@ def run_eval(args: argparse.Namespace) -> int:
     if total["face_down_mean_abs_error"] is not None:
         sys.stdout.write(f", face-down mean abs error {total['face_down_mean_abs_error']}")
     if total["joins_recall"] is not None:
-        sys.stdout.write(f", joins precision {total['joins_precision']:.3f} recall {total['joins_recall']:.3f}")
+        sys.stdout.write(f", joins precision {total['joins_precision']:.3f} "
+                         f"recall {total['joins_recall']:.3f}")
     sys.stdout.write("\n")
     return 0

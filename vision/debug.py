@@ -13,7 +13,7 @@ def draw_view(image_bgr: np.ndarray, view: TableView) -> np.ndarray:
     """A copy of the image with outlines (green, a-half edge thicker), values, confidence and joins."""
     out = image_bgr.copy()
     scale = max(1.0, min(out.shape[:2]) / 600)
-    thick = max(1, int(round(2 * scale)))
+    thick = max(1, round(2 * scale))
     for tile in view.tiles:
         corners = np.round(tile.corners).astype(np.int32)
         colour = (0, 200, 0) if tile.confidence >= 0.5 else (0, 200, 255)

@@ -46,7 +46,7 @@ def _strongest_rise(profile: np.ndarray, centre: float, near: float, far: float,
     """
     best_offset, best_rise = far, -np.inf
     for offset in range(int(near), int(far) + 1):
-        index = int(round(centre + step * offset))
+        index = round(centre + step * offset)
         inner = profile[max(0, min(index - step * width, index)):max(index - step * width, index) + 1]
         outer = profile[max(0, min(index, index + step * width)):max(index, index + step * width) + 1]
         if inner.size == 0 or outer.size == 0:

@@ -55,7 +55,7 @@ def find_face_down(image: np.ndarray, face_up: list[TileFrame], *, threshold: fl
         unit = float(min(singles))
     found: list[np.ndarray] = []
     for area, rect in blocks:
-        count = int(round(area / unit))
+        count = round(area / unit)
         if count < 1 or area < 0.6 * unit:
             continue
         found.extend(_split(rect, count))

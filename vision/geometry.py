@@ -30,8 +30,8 @@ class TileFrame:
     def corners(self) -> np.ndarray:
         """(4, 2) float32 image px, clockwise on screen, a-half at corners[0]-corners[1]."""
         c, u, n = self.center, self.across, self.along
-        w, l = self.half_width, self.half_length
-        return np.float32([c - l * n - w * u, c - l * n + w * u, c + l * n + w * u, c + l * n - w * u])
+        w, h = self.half_width, self.half_length
+        return np.float32([c - h * n - w * u, c - h * n + w * u, c + h * n + w * u, c + h * n - w * u])
 
     def to_image(self, x: float, y: float) -> np.ndarray:
         """Image px of a point given in half-widths across and along from the centre."""
@@ -57,7 +57,7 @@ def sample(image: np.ndarray, frame: TileFrame, *, pixels_per_half_width: int = 
     middle; what falls outside the image is mid-grey, so a tile at the border still shows an edge.
     """
     s = pixels_per_half_width
-    cols, rows = int(round(2 * extent_x * s)), int(round(2 * extent_y * s))
+    cols, rows = round(2 * extent_x * s), round(2 * extent_y * s)
     scale = frame.half_width / s
     u, n = frame.across * scale, frame.along * scale
     origin = frame.center - u * (cols - 1) / 2 - n * (rows - 1) / 2

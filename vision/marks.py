@@ -98,11 +98,11 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
     """
     mask = (ink > threshold).astype(np.uint8)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    line = max(5, int(round(1.6 * pip_diameter)))
+    line = max(5, round(1.6 * pip_diameter))
     kernels = [_line_kernel(line, np.pi * i / angles) for i in range(angles)]
     found: list[Bar] = []
     for index in range(1, count):
-        x, y, w, h, area = (int(v) for v in stats[index])
+        x, y, w, h, _area = (int(v) for v in stats[index])
         if max(w, h) < min_length * pip_diameter:
             continue
         pad = line

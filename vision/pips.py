@@ -57,10 +57,10 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
     """
     length = frame.half_length / frame.half_width
     patch = sample(image, frame, pixels_per_half_width=PPW, extent_x=1.0, extent_y=length)
-    ink = tile_ink(patch, face_bgr, polarity) if polarity == "dark" else tile_ink(patch, face_bgr, polarity)
+    ink = tile_ink(patch, face_bgr, polarity)
     cut = threshold if polarity == "dark" else threshold * 0.7
     mask = _filled((ink > cut).astype(np.uint8))
-    count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    count, _labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
     rows, cols = mask.shape
     unit = float(PPW * PPW)
     marks: list[tuple[float, float, float]] = []
@@ -82,7 +82,7 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
     centers: list[tuple[float, float]] = []
     irregular = 0.0
     for x, y, area in marks:
-        n = max(1, int(round(area / reference))) if area > 1.6 * reference else 1
+        n = max(1, round(area / reference)) if area > 1.6 * reference else 1
         irregular += abs(area / reference - n) / n
         if y < 0:
             a += n
