@@ -18,6 +18,7 @@ from referee.errors import DominoError
 # Order is the order of `--help`.
 COMMAND_MODULES: tuple[str, ...] = (
     "referee.commands.config_cmd",
+    "vision.cli",
     "vision.calib_cli",
 )
 
