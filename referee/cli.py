@@ -22,6 +22,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "referee.commands.simulate_cmd",
     "referee.commands.run_cmd",
     "referee.commands.demo_cmd",
+    "vision.cli",
+    "vision.calib_cli",
 )
 
 

@@ -1,0 +1,152 @@
+"""From divider-bar candidates to tile frames: fit each tile's edges around its bar.
+
+A face-up tile is found through its divider bar: the bar gives the centre, the orientation and a
+first guess of the size (the bar spans most of the short side). The edges are then found in an
+upright patch by walking out from the centre along median colour-distance profiles: a median over
+a band ignores pips and keeps lines that cross the whole band, such as a tile's edge or the seam
+between two touching tiles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.geometry import TileFrame, sample
+from vision.marks import Bar
+
+BAR_TO_WIDTH = 0.72  # typical bar length / tile width, a prior only
+PPW = 40             # px per half-width in the patches used to fit edges
+
+
+@dataclass(frozen=True)
+class TileFit:
+    """A tile frame fitted around a bar, with how well the fit went."""
+
+    frame: TileFrame
+    face_bgr: np.ndarray  # float32 (3,), median face colour
+    polarity: str
+    score: float          # 0..1, how tile-like the surroundings of the bar are
+    edge_rises: tuple[float, float, float, float]  # a-end, b-end, left, right: Lab distance steps
+
+
+def _face_distance(patch_bgr: np.ndarray, face_lab: np.ndarray) -> np.ndarray:
+    lab = cv2.cvtColor(patch_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    return np.linalg.norm(lab - face_lab, axis=2)
+
+
+def _strongest_rise(profile: np.ndarray, centre: float, near: float, far: float, step: int,
+                    width: int) -> tuple[float, float]:
+    """Where, between `near` and `far` px from `centre` going `step`, the profile rises most outward.
+
+    Returns (offset in px from centre, rise). The rise compares the mean over `width` px beyond a
+    point with the mean over `width` px before it, so a thin seam and a wide step both count.
+    """
+    best_offset, best_rise = far, -np.inf
+    for offset in range(int(near), int(far) + 1):
+        index = round(centre + step * offset)
+        inner = profile[max(0, min(index - step * width, index)):max(index - step * width, index) + 1]
+        outer = profile[max(0, min(index, index + step * width)):max(index, index + step * width) + 1]
+        if inner.size == 0 or outer.size == 0:
+            break
+        rise = float(outer.mean() - inner.mean())
+        if rise > best_rise:
+            best_offset, best_rise = float(offset), rise
+    return best_offset, best_rise
+
+
+def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
+             window: tuple[float, float] = (0.7, 1.35)) -> TileFit | None:
+    """Fit the tile whose divider is `bar`, or None when the surroundings cannot be a tile.
+
+    Parameters: `image` uint8 (H, W, 3) BGR; `bar_ratio` the bar's length over the tile's width in
+    this set (a prior, refined per image by the caller); `window` where to look for each edge, as
+    fractions of the position the prior predicts. Each edge is the strongest outward rise of a
+    low-percentile colour-distance profile inside its window.
+    """
+    across = bar.direction if (bar.direction[0] > 1e-6 or (
+        abs(bar.direction[0]) <= 1e-6 and bar.direction[1] > 0)) else -bar.direction
+    half_width = bar.length / (2 * bar_ratio)
+    guess = TileFrame(bar.center, across.astype(np.float32), half_width, 2 * half_width)
+    ex, ey = 1.2 * window[1] + 0.1, 2.4 * window[1] + 0.2
+    patch = sample(image, guess, pixels_per_half_width=PPW, extent_x=ex, extent_y=ey)
+    rows, cols = patch.shape[:2]
+    cy, cx = (rows - 1) / 2, (cols - 1) / 2
+    yy, xx = np.mgrid[0:rows, 0:cols]
+    xs, ys = (xx - cx) / PPW, (yy - cy) / PPW   # in guessed half-widths
+    grey = patch.min(axis=2).astype(np.float32) if bar.polarity == "dark" else patch.max(axis=2).astype(
+        np.float32)
+    region = (np.abs(xs) < 0.8) & (np.abs(ys) > 0.15) & (np.abs(ys) < 1.8)
+    values = grey[region]
+    if bar.polarity == "dark":
+        face_mask = region & (grey > np.percentile(values, 40))
+    else:
+        face_mask = region & (grey < np.percentile(values, 60))
+    face_bgr = np.median(patch[face_mask].reshape(-1, 3), axis=0).astype(np.float32)
+    face_lab = cv2.cvtColor(face_bgr.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2LAB)
+    distance = _face_distance(patch, face_lab.reshape(3).astype(np.float32))
+
+    # Low percentiles across a band ignore pips (a minority of any band) but keep edges and seams.
+    band_x = np.abs(xs[0]) < 0.6
+    band_y = (np.abs(ys[:, 0]) < 1.7) & (np.abs(ys[:, 0]) > 0.2)
+    along_profile = np.percentile(distance[:, band_x], 20, axis=1)
+    across_profile = np.percentile(distance[band_y, :], 20, axis=0)
+    width = max(2, PPW // 10)
+    near_x, far_x = window[0] * PPW, window[1] * PPW
+    near_y, far_y = 2 * window[0] * PPW, 2 * window[1] * PPW
+    top, rise_t = _strongest_rise(along_profile, cy, near_y, far_y, -1, width)
+    bottom, rise_b = _strongest_rise(along_profile, cy, near_y, far_y, 1, width)
+    left, rise_l = _strongest_rise(across_profile, cx, near_x, far_x, -1, width)
+    right, rise_r = _strongest_rise(across_profile, cx, near_x, far_x, 1, width)
+    t, b, lft, rgt = top / PPW, bottom / PPW, left / PPW, right / PPW
+    half_w, half_l = (lft + rgt) / 2, (t + b) / 2
+    aspect = half_l / max(half_w, 1e-6)
+    asym_x, asym_y = abs(lft - rgt) / half_w, abs(t - b) / half_l
+    scale = guess.half_width
+    center = guess.to_image((rgt - lft) / 2, (b - t) / 2)
+    frame = TileFrame(center.astype(np.float32), guess.across, half_w * scale, half_l * scale)
+    inside = (np.abs(xs - (rgt - lft) / 2) < 0.85 * half_w) & (np.abs(ys - (b - t) / 2) < 0.9 * half_l)
+    face_noise = float(np.median(distance[inside]))
+    uniform = float(np.mean(distance[inside] < face_noise + 12))
+    edges = min(rise_t, rise_b, rise_l, rise_r)
+    edge_score = float(np.clip(edges / 8.0, 0, 1))
+    shape_score = float(np.clip(1 - max(asym_x, asym_y) - abs(aspect - 2) / 2, 0, 1))
+    score = uniform * (0.5 + 0.5 * edge_score) * shape_score
+    return TileFit(frame, face_bgr, bar.polarity, float(score), (rise_t, rise_b, rise_l, rise_r))
+
+
+def bar_context(image: np.ndarray, bar: Bar, half_width: float) -> float:
+    """How much the bar's surroundings look like one face: 0 (no) .. 1 (yes).
+
+    A divider has the same face on both sides and the face continues past both of its ends. The
+    edge of a tile (face on one side, table on the other) and the seam between two tiles (table
+    past its ends) fail this.
+    """
+    frame = TileFrame(bar.center, bar.direction, bar.length / 2, bar.length / 2)
+    ppw = 24
+    # Upright patch: columns along the bar (in half bar lengths), rows across it.
+    extent_x = 1.0 + 0.45 * half_width / (bar.length / 2)
+    extent_y = 0.6 * half_width / (bar.length / 2)
+    patch = sample(image, frame, pixels_per_half_width=ppw, extent_x=extent_x, extent_y=extent_y)
+    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
+    rows, cols = lab.shape[:2]
+    xs = (np.arange(cols) - (cols - 1) / 2) / ppw
+    ys = (np.arange(rows) - (rows - 1) / 2) / ppw
+    thick = max(bar.thickness / bar.length, 0.05)
+    side = (np.abs(ys) > thick * 1.5 + 0.05)[:, None] & (np.abs(xs) < 0.7)[None, :]
+    above = side & (ys < 0)[:, None]
+    below = side & (ys > 0)[:, None]
+    past = ((np.abs(xs) > 1.04) & (np.abs(xs) < 1.16))[None, :] & (np.abs(ys) < max(thick, 0.08))[:, None]
+    left_end = past & (xs < 0)[None, :]
+    right_end = past & (xs > 0)[None, :]
+    regions = [above, below, left_end, right_end]
+    if any(region.sum() < 3 for region in regions):
+        return 0.0
+    colours = [np.median(lab[region], axis=0) for region in regions]
+    reference = (colours[0] + colours[1]) / 2
+    # Lightness varies across a lit face; hue and saturation much less.
+    weights = np.float32([0.5, 1.0, 1.0])
+    worst = max(float(np.linalg.norm((c - reference) * weights)) for c in colours)
+    return float(np.clip(1.0 - (worst - 8.0) / 20.0, 0.0, 1.0))
