@@ -219,7 +219,7 @@ class BoardModel:
     def _flush(self, now: float) -> bytes:
         if self._pending is not None:
             frame, attempts, sent_at = self._pending
-            if now - sent_at >= self.ack_timeout:
+            if now - sent_at >= self.ack_timeout - 1e-9:  # tolerate decimal steps of a fake clock
                 if attempts > self.retries:
                     self._pending = None
                 else:
