@@ -103,80 +103,37 @@ def scoreboard_parts(parts: Any, config: Any) -> None:
     parts.scoreboard = board
 
 
-# signal -> (seconds on, seconds off, count) for the GPIO buzzer and LED
-BUZZ_PATTERNS = {"ok": (0.08, 0.05, 1), "error": (0.6, 0.1, 1), "warning": (0.1, 0.1, 2),
-                 "timeout": (0.5, 0.2, 3), "hand": (0.1, 0.1, 1), "match": (0.2, 0.1, 4)}
+class GpioAdapter:
+    """`Signals` and a `Device` on `firmware_bridge.gpio.GpioPanel` (buttons, buzzer, LEDs)."""
 
-
-class GpioPanel:
-    """Start/Pass/Continue (and seat) buttons, a buzzer and two LEDs on the Pi's GPIO (gpiozero)."""
-
-    def __init__(self, section: Any, players: tuple[str, ...], now: Any) -> None:
-        from gpiozero import LED, Button, Buzzer  # type: ignore[import-untyped,unused-ignore]
-
-        factory = _pin_factory(section["pin_factory"])
-        bounce = section["bounce_ms"] / 1000 or None
-        kwargs = {"pin_factory": factory} if factory is not None else {}
+    def __init__(self, panel: Any, players: tuple[str, ...], now: Any) -> None:
+        self.panel = panel
         self.players = players
         self.now = now
-        self.buttons = {name: Button(section[f"{name}_pin"], bounce_time=bounce, hold_time=1.0, **kwargs)
-                        for name in ("start", "pass", "continue")}
-        for seat, pin in enumerate(section["player_pins"]):
-            self.buttons[f"done-{seat}"] = Button(pin, bounce_time=bounce, **kwargs)
-        self.buzzer = Buzzer(section["buzzer_pin"], **kwargs)
-        self.ok_led = LED(section["ok_led_pin"], **kwargs)
-        self.error_led = LED(section["error_led_pin"], **kwargs)
 
     def start(self, feed: Feed) -> None:
-        for name, button in self.buttons.items():
-            held = threading.Event()
-
-            def pressed(name: str = name, held: threading.Event = held) -> None:
-                held.clear()
-
-            def released(name: str = name, held: threading.Event = held) -> None:
-                inp = button_input(name, held.is_set(), self.players, self.now())
-                if inp is not None:
-                    feed(inp)
-
-            def hold(held: threading.Event = held) -> None:
-                held.set()
-
-            button.when_pressed = pressed
-            button.when_released = released
-            button.when_held = hold
+        def pressed(press: Any) -> None:
+            inp = button_input(press.name, bool(press.held), self.players, self.now())
+            if inp is not None:
+                feed(inp)
+        self.panel.on_button(pressed)
 
     def stop(self) -> None:
-        for device in (*self.buttons.values(), self.buzzer, self.ok_led, self.error_led):
-            device.close()
+        self.panel.close()
 
     def signal(self, name: str) -> None:
-        if name not in BUZZ_PATTERNS:
-            return
-        on, off, count = BUZZ_PATTERNS[name]
-        self.buzzer.blink(on_time=on, off_time=off, n=count, background=True)
-        led = self.error_led if name in ("error", "timeout") else self.ok_led
-        led.blink(on_time=on, off_time=off, n=count, background=True)
-
-
-def _pin_factory(name: str) -> Any:
-    if name == "default":
-        return None
-    if name == "mock":
-        from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped,unused-ignore]
-        return MockFactory()
-    import importlib
-    module, cls = {"lgpio": ("gpiozero.pins.lgpio", "LGPIOFactory"),
-                   "rpigpio": ("gpiozero.pins.rpigpio", "RPiGPIOFactory"),
-                   "pigpio": ("gpiozero.pins.pigpio", "PiGPIOFactory"),
-                   "native": ("gpiozero.pins.native", "NativeFactory")}[name]
-    return getattr(importlib.import_module(module), cls)()
+        if name in BEEPS:
+            self.panel.beep(BEEPS[name])
+            self.panel.status(ok=name not in ("error", "timeout"))
 
 
 def gpio_parts(parts: Any, config: Any) -> None:
     import time
 
-    panel = GpioPanel(config["gpio"], tuple(config["table"]["players"]), time.monotonic)
-    parts.signals.append(panel)
-    parts.devices.append(panel)
-    parts.gpio = panel
+    from firmware_bridge.gpio import GpioPanel
+
+    adapter = GpioAdapter(GpioPanel.from_config(config["gpio"]), tuple(config["table"]["players"]),
+                          time.monotonic)
+    parts.signals.append(adapter)
+    parts.devices.append(adapter)
+    parts.gpio = adapter

@@ -8,10 +8,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from firmware_bridge.gpio import GpioPanel
 from firmware_bridge.scoreboard import Scoreboard
 from referee.config import parse_config
 from referee.service.app import engine_referee
-from referee.service.devices import GpioPanel, ScoreboardDisplay, board_text
+from referee.service.devices import GpioAdapter, ScoreboardDisplay, board_text
 from referee.service.eventlog import EventLog
 from referee.service.mqtt import MqttLink, MqttSettings
 from referee.service.ports import Input
@@ -108,24 +109,26 @@ def test_match_on_the_emulated_board_survives_an_unplug(tmp_path: Path, broker: 
 def test_gpio_buttons_and_buzzer_on_mock_pins() -> None:
     config = parse_config({"gpio": {"enabled": True, "pin_factory": "mock", "player_pins": [5, 6],
                                     "bounce_ms": 0}}, environ={})
-    panel = GpioPanel(config["gpio"], ("Ayşe", "Burak"), lambda: 1.5)
+    panel = GpioPanel.from_config(config["gpio"])
+    adapter = GpioAdapter(panel, ("Ayşe", "Burak"), lambda: 1.5)
     inputs: queue.Queue[Input] = queue.Queue()
-    panel.start(inputs.put)
+    adapter.start(inputs.put)
     try:
-        pin = panel.buttons["pass"].pin
+        pin = panel.buttons["pass"].device.pin
         pin.drive_low()
         pin.drive_high()
         assert inputs.get(timeout=5) == Input("pass", {}, 1.5, origin="button")
-        seat = panel.buttons["done-1"].pin
+        seat = panel.buttons["done-1"].device.pin
         seat.drive_low()
         seat.drive_high()
         assert inputs.get(timeout=5) == Input("lead", {"player": "Burak"}, 1.5, origin="button")
         buzzer = panel.buzzer.pin
         buzzer.clear_states()
-        panel.signal("error")
+        adapter.signal("error")
+        assert panel.error_led.value and not panel.ok_led.value
         panel.buzzer._blink_thread.join(5)
         assert [state.state for state in buzzer.states][:3] == [False, True, False]
     finally:
-        panel.stop()
+        adapter.stop()
     assert board_text("Ayşe: take 5-6 back please") == "Ayse: take 5-6 b"
     assert json.dumps(board_text("é")) == '"e"'
