@@ -81,9 +81,9 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     region = (np.abs(xs) < 0.8) & (np.abs(ys) > 0.15) & (np.abs(ys) < 1.8)
     values = grey[region]
     if bar.polarity == "dark":
-        face_mask = region & (grey > np.percentile(values, 40))
+        face_mask = region & (grey >= np.percentile(values, 40))
     else:
-        face_mask = region & (grey < np.percentile(values, 60))
+        face_mask = region & (grey <= np.percentile(values, 60))
     face_bgr = np.median(patch[face_mask].reshape(-1, 3), axis=0).astype(np.float32)
     face_lab = cv2.cvtColor(face_bgr.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2LAB)
     distance = _face_distance(patch, face_lab.reshape(3).astype(np.float32))

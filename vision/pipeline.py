@@ -64,7 +64,8 @@ def select(candidates: list[Candidate], min_confidence: float) -> list[Candidate
 
 
 def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float) -> TableView:
-    image = checked_bgr(image_bgr)
+    original = checked_bgr(image_bgr)
+    image = original
     # A grey margin gives tiles cut by the border (and close crops of one tile) an edge to fit.
     margin = max(8, min(image.shape[:2]) // 10)
     image = cv2.copyMakeBorder(image, margin, margin, margin, margin, cv2.BORDER_CONSTANT,
@@ -93,7 +94,8 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float) -> T
     joins = find_joins(frames, [t.is_double for t in tiles])
     from vision.facedown import find_face_down
 
-    face_down = [corners - margin for corners in find_face_down(image, frames)]
+    shifted = [TileFrame(f.center - margin, f.across, f.half_width, f.half_length) for f in frames]
+    face_down = find_face_down(original, shifted)
     return TableView(
         tiles=tiles,
         face_down_corners=tuple(face_down),
