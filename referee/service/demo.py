@@ -207,8 +207,20 @@ def run_demo_from_args(args: argparse.Namespace) -> int:
                 notes.append(f"vision: the tracker is not available in this installation ({error}); "
                              "the camera's observations were fed directly")
             else:
-                play_through_vision(driver, record, players, config, video=args.video, seed=args.seed)
+                report = play_through_vision(driver, record, players, config, video=args.video,
+                                             seed=args.seed)
                 used_vision = True
+                moves = report.read + len(report.corrected)
+                notes.append(f"vision: read {report.read} of {moves} filmed moves right "
+                             f"({report.frames} frames in {report.seconds:.0f} s)")
+                for correction in report.corrected[:5]:
+                    notes.append(f"  corrected by the table manager: {correction}")
+                if len(report.corrected) > 5:
+                    notes.append(f"  ... and {len(report.corrected) - 5} more corrections")
+                if report.failures:
+                    notes.append(f"vision raised on {len(report.failures)} frame(s), first: {report.failures[0]}")
+                if args.video:
+                    notes.append(f"video: {args.video}")
         if not used_vision:
             play_without_vision(driver, record, players)
         if args.video and not used_vision:
