@@ -218,7 +218,8 @@ def run_demo_from_args(args: argparse.Namespace) -> int:
                 if len(report.corrected) > 5:
                     notes.append(f"  ... and {len(report.corrected) - 5} more corrections")
                 if report.failures:
-                    notes.append(f"vision raised on {len(report.failures)} frame(s), first: {report.failures[0]}")
+                    notes.append(f"vision raised on {len(report.failures)} frame(s), "
+                                 f"first: {report.failures[0]}")
                 if args.video:
                     notes.append(f"video: {args.video}")
         if not used_vision:
