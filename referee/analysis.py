@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from referee.hand import HandState
-from referee.tiles import Tile
+from referee.tiles import PIP_MASK, Tile
 
 
 def analyse(hand: HandState) -> dict[str, Any]:
@@ -20,10 +20,10 @@ def analyse(hand: HandState) -> dict[str, Any]:
     dead = [str(Tile(v, v)) for v in range(max_pip + 1)
             if Tile(v, v) not in line and line.tiles_with[v] == max_pip]
     result: dict[str, Any] = {"unseen": unseen, "dead_doubles": dead}
-    if hand.hands is not None and line.placed:
+    if hand.masks is not None and line.placed:
         taken: dict[str, str] = {}
         for end, value in line.open_ends().items():
-            holders = [seat for seat, tiles in enumerate(hand.hands) if any(t.has(value) for t in tiles)]
+            holders = [seat for seat, mask in enumerate(hand.masks) if mask & PIP_MASK[value]]
             if len(holders) == 1:
                 taken[end] = hand.names[holders[0]]
         result["ends_taken"] = taken

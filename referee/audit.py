@@ -17,7 +17,7 @@ from referee.tiles import Tile
 def _held_after(hand: HandState, seat: int, index: int, revealed: list[Tile]) -> list[Tile]:
     """Tiles `seat` provably held right after history entry `index` (before any later draw)."""
     held: list[Tile] = []
-    for move, _, _ in hand.history[index + 1:]:
+    for move in hand.moves[index + 1:]:
         if move.seat != seat:
             continue
         if move.kind == DRAW:
@@ -48,7 +48,7 @@ def audit(hand: HandState, revealed: list[list[Tile]]) -> list[str]:
                 findings.append(f"{tile} was revealed by both {names[owners[tile]]} and {names[seat]}")
             owners[tile] = seat
     must_play = hand.rules.must_play
-    for index, (move, values, _) in enumerate(hand.history):
+    for index, (move, values) in enumerate(hand.history):
         if move.kind == PASS:
             held = _held_after(hand, move.seat, index, revealed[move.seat])
             matching = sorted({t for t in held if _fits(t, values)})
@@ -69,9 +69,9 @@ def audit(hand: HandState, revealed: list[list[Tile]]) -> list[str]:
 def _audit_lead(hand: HandState, revealed: list[list[Tile]]) -> list[str]:
     if not (hand.lead_needs_double or (hand.rules.heaviest_leads and hand.first_leader is None)):
         return []
-    if not hand.history or hand.history[0][0].kind != PLAY:
+    if not hand.moves or hand.moves[0].kind != PLAY:
         return []
-    lead_move = hand.history[0][0]
+    lead_move = hand.moves[0]
     lead = lead_move.tile
     assert lead is not None
 

@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "referee.commands.demo_cmd",
     "vision.cli",
     "vision.calib_cli",
+    "referee.commands.ledger_cmd",
 )
 
 

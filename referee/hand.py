@@ -3,19 +3,18 @@
 `HandState` knows either everything (simulation: dealt hands and the boneyard order) or only the
 table (`dealt=None`: hands are counts, draws are counts, hands are revealed at the end). `check`
 raises an `IllegalMoveError` saying why a move is refused; `push` applies a move unchecked and
-`pop` takes the last one back (the table manager correcting a misread). Nothing here knows
-players' names beyond quoting them, or match scores: the match adds up what a hand reports.
+`pop` takes the last one back (the table manager correcting a misread). Known hands are bitmasks
+over tile indexes, so finding the playable tiles is one AND with the open ends' mask.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from referee.line import END_NAMES, LineOfPlay, LineState
+from referee.line import END_NAMES, LineOfPlay
 from referee.moves import DRAW, PASS, PLAY, AmbiguousMoveError, IllegalMoveError, Move
 from referee.rules import HIGHEST_DOUBLE, RuleSet
-from referee.tiles import Tile, set_size
+from referee.tiles import PIP_MASK, TILE_AT, Tile, mask_of, set_size, tiles_in
 
 OUT, BLOCKED = "out", "blocked"
 
@@ -29,22 +28,19 @@ def heaviest(tiles: Sequence[Tile]) -> Tile:
     return max(tiles, key=lambda tile: (tile.pips, tile.high))
 
 
-@dataclass(slots=True)
-class _Undo:
-    move: Move
-    line_state: LineState
-    turn: int | None
-    passes: int
-    drawn_playable: Tile | None
-    status: str | None
-    out_seat: int | None
-    lead_seat: int | None
-    taken: Tile | None = None
-    taken_at: int = -1
+def _listing(tiles: Sequence[Tile]) -> str:
+    return ", ".join(str(t) for t in sorted(tiles))
 
 
 class HandState:
     """The tiles, turn and status of one hand; see the module docstring."""
+
+    __slots__ = (
+        "_fives", "_forbid_out", "_next", "_play_again", "_undo", "boneyard_count", "counts",
+        "drawn_playable", "draws", "ends_before", "first_leader", "full", "lead_needs_double", "lead_seat",
+        "lead_tile", "line", "masks", "moves", "names", "out_seat", "passes", "players", "reserve",
+        "revealed", "rules", "stack", "status", "turn", "void",
+    )
 
     def __init__(self, rules: RuleSet, names: Sequence[str], *, lead: int,
                  dealt: Sequence[Sequence[Tile]] | None = None,
@@ -54,12 +50,12 @@ class HandState:
         players = len(self.names)
         self.players = players
         self.full = dealt is not None
-        self.hands: list[set[Tile]] | None = None
-        # The boneyard is kept reversed so the top tile (the list's first) pops off the end.
+        # Known hands as bitmasks (None on a real table); the boneyard reversed: its top pops off the end.
+        self.masks: list[int] | None = None
         self.stack: list[Tile] = []
         if dealt is not None:
-            self.hands = [set(hand) for hand in dealt]
-            self.stack = list(reversed(list(boneyard or ())))
+            self.masks = [mask_of(hand) for hand in dealt]
+            self.stack = list(boneyard or ())[::-1]
             self.counts = [len(hand) for hand in dealt]
             self.boneyard_count = len(self.stack)
         else:
@@ -81,30 +77,44 @@ class HandState:
         self.status: str | None = None
         self.out_seat: int | None = None
         self.draws = [0] * players
-        # (move, open end values when it was made, points it scored)
-        self.history: list[tuple[Move, tuple[int, ...], int]] = []
-        self._undo: list[_Undo] = []
+        self.moves: list[Move] = []
+        # open end values before each move (kept for the table-mode audit)
+        self.ends_before: list[tuple[int, ...]] = []
+        self._undo: list[tuple[int | None, int, Tile | None, int]] = []
         self.revealed: list[list[Tile]] | None = None
+        self._fives = rules.fives
+        self._forbid_out = rules.no_scoring_domino
+        self._play_again = rules.play_again
+        self._next = [*range(1, players), 0]
 
     def _find_lead(self) -> None:
-        if self.hands is None:
+        if self.masks is None:
             self.lead_needs_double = not self.rules.heaviest_leads
             return
-        best: tuple[int, int] | None = None
-        for seat, hand in enumerate(self.hands):
-            for tile in hand:
-                if tile.is_double and (best is None or tile.low > best[0]):
-                    best = (tile.low, seat)
-        if best is not None:
-            self.lead_seat, self.lead_tile = best[1], Tile(best[0], best[0])
-        elif self.rules.heaviest_leads:
-            tile = heaviest([t for hand in self.hands for t in hand])
+        for pip in range(self.rules.max_pip, -1, -1):
+            double = Tile(pip, pip)
+            for seat, mask in enumerate(self.masks):
+                if mask >> double.index & 1:
+                    self.lead_seat, self.lead_tile = seat, double
+                    return
+        if self.rules.heaviest_leads:
+            tile = heaviest([t for mask in self.masks for t in tiles_in(mask)])
             self.lead_tile = tile
-            self.lead_seat = next(seat for seat, hand in enumerate(self.hands) if tile in hand)
+            self.lead_seat = next(s for s, mask in enumerate(self.masks) if mask >> tile.index & 1)
         else:
             self.void = "nobody holds a double: the hand must be re-dealt"
 
     # -- reading ---------------------------------------------------------------------------------
+    @property
+    def hands(self) -> list[list[Tile]] | None:
+        """The known hands as tile lists (None on a real table before the reveal)."""
+        return None if self.masks is None else [tiles_in(mask) for mask in self.masks]
+
+    @property
+    def history(self) -> list[tuple[Move, tuple[int, ...]]]:
+        """Moves with the open end values before each (recorded on a real table, for the audit)."""
+        return list(zip(self.moves, self.ends_before, strict=True))
+
     @property
     def over(self) -> bool:
         return self.status is not None
@@ -113,63 +123,70 @@ class HandState:
     def drawable(self) -> int:
         return max(0, self.boneyard_count - self.reserve)
 
-    def name(self, seat: int) -> str:
-        return self.names[seat]
+    def holds(self, seat: int, tile: Tile) -> bool:
+        assert self.masks is not None
+        return bool(self.masks[seat] >> tile.index & 1)
 
     def pips(self, seat: int) -> int:
         """Pip count of a hand as the rule set counts it (needs a known or revealed hand)."""
-        hand = self.known_hand(seat)
         value = self.rules.tile_value
-        return sum(value(tile) for tile in hand)
+        return sum(value(tile) for tile in self.known_hand(seat))
 
     def known_hand(self, seat: int) -> list[Tile]:
-        if self.hands is not None:
-            return sorted(self.hands[seat])
+        if self.masks is not None:
+            return tiles_in(self.masks[seat])
         if self.revealed is not None:
             return list(self.revealed[seat])
         raise IllegalMoveError(f"{self.names[seat]}'s hand is not known until it is revealed")
 
     def playable_tiles(self, seat: int) -> list[Tile]:
         """Tiles of a known hand that may be played now (the going-out restriction included)."""
-        assert self.hands is not None
-        line = self.line
-        if not line.placed:
+        assert self.masks is not None
+        mask = self.masks[seat]
+        if not self.line.placed:
             if self.lead_tile is not None:
-                return [self.lead_tile] if self.lead_tile in self.hands[seat] else []
-            return sorted(self.hands[seat])
-        tiles = [tile for tile in self.hands[seat] if line.fits(tile)]
-        if tiles and self.rules.no_scoring_domino and self.counts[seat] == 1:
-            tiles = [t for t in tiles if not any(self._forbidden_out(t, e) for e in line.fitting_ends(t))]
+                return [self.lead_tile] if mask >> self.lead_tile.index & 1 else []
+            return tiles_in(mask)
+        tiles = tiles_in(mask & self.line.open_mask)
+        if tiles and self._forbid_out and self.counts[seat] == 1:
+            ends = self.line.fitting_ends
+            tiles = [t for t in tiles if not all(self._forbidden_out(t, e) for e in ends(t))]
         return tiles
 
     def can_play(self, seat: int) -> bool:
-        assert self.hands is not None
-        fits = self.line.fits
-        for tile in self.hands[seat]:
-            if fits(tile):
-                if self.rules.no_scoring_domino and self.counts[seat] == 1:
-                    return bool(self.playable_tiles(seat))
-                return True
-        return False
+        assert self.masks is not None
+        if not self.masks[seat] & self.line.open_mask:
+            return False
+        if self._forbid_out and self.counts[seat] == 1:
+            return bool(self.playable_tiles(seat))
+        return True
 
     def legal_moves(self) -> list[Move]:
         """Every legal move of the player to move (known hands only): plays with each fitting end."""
-        if self.over or self.void or self.turn is None or self.hands is None:
-            return []
         seat = self.turn
-        moves: list[Move] = []
-        if not self.line.placed:
+        if self.status is not None or self.void or seat is None or self.masks is None:
+            return []
+        line = self.line
+        if not line.placed:
             return [Move(PLAY, seat, tile) for tile in self.playable_tiles(seat)]
-        candidates = [self.drawn_playable] if self.drawn_playable is not None else self.playable_tiles(seat)
-        forbid = self.rules.no_scoring_domino and self.counts[seat] == 1
-        for tile in candidates:
-            for end in self.line.fitting_ends(tile):
-                if not (forbid and self._forbidden_out(tile, end)):
-                    moves.append(Move(PLAY, seat, tile, end))
-        if self.drawable and self.drawn_playable is None and (not moves or not self.rules.must_play):
+        moves: list[Move] = []
+        drawn = self.drawn_playable
+        playable = (1 << drawn.index) if drawn is not None else self.masks[seat] & line.open_mask
+        if playable:
+            new, tile_at, append = tuple.__new__, TILE_AT, moves.append
+            values = line.values
+            for end in (0, 1, 2, 3) if line.spinner_open else (0, 1):
+                fitting = playable & PIP_MASK[values[end]]
+                while fitting:
+                    bit = fitting & -fitting
+                    fitting ^= bit
+                    append(new(Move, (PLAY, seat, tile_at[bit.bit_length() - 1], end, None)))
+            if self._forbid_out and self.counts[seat] == 1:
+                moves = [m for m in moves if not self._forbidden_out(m.tile, m.end)]  # type: ignore[arg-type]
+        if self.boneyard_count > self.reserve and drawn is None and (not moves or not self.rules.must_play):
             moves.append(Move(DRAW, seat))
         if not moves:
-            moves.append(Move(PASS, seat))
+            moves.append(tuple.__new__(Move, (PASS, seat, None, None, None)))
         return moves
 
     # -- checking --------------------------------------------------------------------------------
@@ -195,9 +212,9 @@ class HandState:
             return self._check_draw(move, who)
         if self.drawable:
             raise IllegalMoveError(f"{who} must draw: {self.drawable} tiles in the boneyard")
-        if self.hands is not None and self.can_play(move.seat):
-            playable = ", ".join(str(t) for t in sorted(self.playable_tiles(move.seat)))
-            raise IllegalMoveError(f"{who} may not pass holding a playable tile ({playable})")
+        if self.masks is not None and self.can_play(move.seat):
+            raise IllegalMoveError(f"{who} may not pass holding a playable tile "
+                                   f"({_listing(self.playable_tiles(move.seat))})")
         return move
 
     def _check_draw(self, move: Move, who: str) -> Move:
@@ -206,26 +223,25 @@ class HandState:
                 raise IllegalMoveError(f"{who} may not draw: the last {self.boneyard_count} boneyard "
                                        f"tiles are reserved")
             raise IllegalMoveError(f"{who} may not draw: the boneyard is empty")
-        if self.hands is not None:
+        if self.masks is not None:
             if self.rules.must_play and self.can_play(move.seat):
-                playable = ", ".join(str(t) for t in sorted(self.playable_tiles(move.seat)))
-                raise IllegalMoveError(f"{who} must play, not draw: {playable} fits")
-            if move.tile is not None:
-                reachable = self.stack[self.reserve:] if self.reserve else self.stack
-                if move.tile not in reachable:
-                    raise IllegalMoveError(f"{who} cannot draw {move.tile}: it is not in the boneyard")
+                raise IllegalMoveError(f"{who} must play, not draw: "
+                                       f"{_listing(self.playable_tiles(move.seat))} fits")
+            # the reserve is the bottom of the boneyard: the start of the reversed stack
+            if move.tile is not None and move.tile not in self.stack[self.reserve:]:
+                raise IllegalMoveError(f"{who} cannot draw {move.tile}: it is not in the boneyard")
         return move
 
     def _check_play(self, move: Move, who: str) -> Move:
         tile = move.tile
         assert tile is not None
-        if tile in self.line:
+        line = self.line
+        if tile in line:
             raise IllegalMoveError(f"{tile} is already on the table")
-        if self.hands is not None and tile not in self.hands[move.seat]:
+        if self.masks is not None and not self.holds(move.seat, tile):
             raise IllegalMoveError(f"{who} does not hold {tile}")
         if self.counts[move.seat] <= 0:
             raise IllegalMoveError(f"{who} has no tiles left to play {tile}")
-        line = self.line
         if not line.placed:
             if self.lead_tile is not None and tile != self.lead_tile:
                 why = "the highest double" if self.lead_tile.is_double else "the heaviest tile"
@@ -249,16 +265,15 @@ class HandState:
         else:
             signatures = set()
             for candidate in ends:
-                state = line.save()
                 line.place(tile, candidate)
                 signatures.add(line.signature())
-                line.unplace(state)
+                line.unplace()
             if len(signatures) > 1:
                 names = [END_NAMES[e] for e in ends]
-                listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+                listed = ", ".join(names[:-1]) + " and " + names[-1]
                 raise AmbiguousMoveError(f"{tile} fits {listed}: name the end")
             end = ends[0]
-        if self.rules.no_scoring_domino and self.counts[move.seat] == 1 and self._forbidden_out(tile, end):
+        if self._forbid_out and self.counts[move.seat] == 1 and self._forbidden_out(tile, end):
             what = "a double" if tile.is_double else "a scoring tile"
             raise IllegalMoveError(f"{who} may not go out with {what} ({tile}): draw or pass instead")
         return Move(PLAY, move.seat, tile, end, move.first)
@@ -267,10 +282,9 @@ class HandState:
         if tile.is_double:
             return True
         line = self.line
-        state = line.save()
         line.place(tile, end)
         scores = self.rules.play_points(line.count()) > 0
-        line.unplace(state)
+        line.unplace()
         return scores
 
     # -- changing --------------------------------------------------------------------------------
@@ -280,95 +294,99 @@ class HandState:
 
     def push(self, move: Move) -> int:
         """Apply a checked move without checking it again; return the points it scored."""
-        seat = move.seat
-        saved = _Undo(move, self.line.save(), self.turn, self.passes, self.drawn_playable,
-                      self.status, self.out_seat, self.lead_seat)
+        kind, seat, tile, end, first = move
+        line = self.line
+        masks = self.masks
+        self._undo.append((self.turn, self.passes, self.drawn_playable, -1))
+        if masks is None:
+            self.ends_before.append(tuple(line.values))
         points = 0
-        values = tuple(self.line.values)
-        taken: Tile | None = None
-        if move.kind == PLAY:
-            tile = move.tile
+        if kind == PLAY:
             assert tile is not None
-            if self.hands is not None:
-                self.hands[seat].discard(tile)
-            self.counts[seat] -= 1
-            if not self.line.placed:
-                self.line.place_lead(tile, move.first)
+            if masks is not None:
+                masks[seat] &= ~tile.bit
+            counts = self.counts
+            counts[seat] -= 1
+            if line.lead is None:
+                line.place_lead(tile, first)
                 self.lead_seat = seat
             else:
-                assert move.end is not None
-                self.line.place(tile, move.end)
-            if self.rules.fives:
-                points = self.rules.play_points(self.line.count())
+                assert end is not None
+                line.place(tile, end)
+            if self._fives:
+                points = self.rules.play_points(line.count())
             self.passes = 0
             self.drawn_playable = None
-            if self.counts[seat] == 0:
+            if counts[seat] == 0:
                 self.status, self.out_seat, self.turn = OUT, seat, None
-            elif self.line.blocked_by_table():
+            elif not line.open_mask & ~line.mask:
                 self.status, self.turn = BLOCKED, None
+            elif self._play_again and (points > 0 or tile.is_double):
+                self.turn = seat
             else:
-                again = self.rules.play_again and (points > 0 or tile.is_double)
-                self.turn = seat if again else (seat + 1) % self.players
-        elif move.kind == DRAW:
-            if self.hands is not None:
-                if move.tile is not None:
-                    taken = move.tile
-                    saved.taken_at = self.stack.index(taken)
-                    del self.stack[saved.taken_at]
+                self.turn = self._next[seat]
+        elif kind == DRAW:
+            if masks is not None:
+                if tile is not None:
+                    at = self.stack.index(tile)
+                    del self.stack[at]
+                    self._undo[-1] = (self.turn, self.passes, self.drawn_playable, at)
                 else:
-                    taken = self.stack.pop()
-                self.hands[seat].add(taken)
-                if self.line.fits(taken):
-                    self.drawn_playable = taken
+                    tile = self.stack.pop()
+                    move = Move(DRAW, seat, tile)
+                masks[seat] |= tile.bit
+                if self.rules.must_play and line.open_mask & tile.bit:
+                    self.drawn_playable = tile
             self.boneyard_count -= 1
             self.counts[seat] += 1
             self.draws[seat] += 1
         else:
             self.passes += 1
-            self.turn = (seat + 1) % self.players
-            if self.hands is None and (self.passes >= self.players or self.rules.stuck_ends_hand):
+            self.turn = self._next[seat]
+            if masks is None and (self.passes >= self.players or self.rules.stuck_ends_hand):
                 self.status, self.turn = BLOCKED, None
-        if self.hands is not None and self.status is None and self.drawable == 0:
-            self._detect_block()
-        saved.taken = taken
-        self._undo.append(saved)
-        recorded = move if taken is None else Move(DRAW, seat, taken)
-        self.history.append((recorded, values, points))
+        self.moves.append(move)
+        if masks is not None and self.status is None and self.boneyard_count <= self.reserve:
+            turn = self.turn
+            assert turn is not None
+            if self._forbid_out or not masks[turn] & line.open_mask:
+                self._detect_block()
         return points
 
     def _detect_block(self) -> None:
         turn = self.turn
         assert turn is not None
-        if self.rules.stuck_ends_hand and self.line.placed and not self.can_play(turn):
-            self.status, self.turn = BLOCKED, None
-            return
         if self.can_play(turn):
             return
-        if not any(self.can_play(seat) for seat in range(self.players) if seat != turn):
+        if (self.rules.stuck_ends_hand and self.line.placed) or not any(
+                self.can_play(seat) for seat in range(self.players) if seat != turn):
             self.status, self.turn = BLOCKED, None
 
     def pop(self) -> Move:
         """Take back the last move pushed; return it."""
-        undo = self._undo.pop()
-        self.history.pop()
-        move = undo.move
-        seat = move.seat
-        if move.kind == PLAY:
-            assert move.tile is not None
-            self.line.unplace(undo.line_state)
-            if self.hands is not None:
-                self.hands[seat].add(move.tile)
+        move = self.moves.pop()
+        if self.masks is None:
+            self.ends_before.pop()
+        turn, passes, drawn, taken_at = self._undo.pop()
+        kind, seat, tile = move[0], move[1], move[2]
+        if kind == PLAY:
+            assert tile is not None
+            placement = self.line.unplace()
+            if placement.end is None:
+                self.lead_seat = self.first_leader
+            if self.masks is not None:
+                self.masks[seat] |= tile.bit
             self.counts[seat] += 1
-        elif move.kind == DRAW:
-            if self.hands is not None and undo.taken is not None:
-                self.hands[seat].discard(undo.taken)
-                if undo.taken_at >= 0:
-                    self.stack.insert(undo.taken_at, undo.taken)
+        elif kind == DRAW:
+            if self.masks is not None and tile is not None:
+                self.masks[seat] &= ~tile.bit
+                if taken_at >= 0:
+                    self.stack.insert(taken_at, tile)
                 else:
-                    self.stack.append(undo.taken)
+                    self.stack.append(tile)
             self.boneyard_count += 1
             self.counts[seat] -= 1
             self.draws[seat] -= 1
-        self.turn, self.passes, self.drawn_playable = undo.turn, undo.passes, undo.drawn_playable
-        self.status, self.out_seat, self.lead_seat = undo.status, undo.out_seat, undo.lead_seat
+        self.turn, self.passes, self.drawn_playable = turn, passes, drawn
+        self.status, self.out_seat = None, None
         return move

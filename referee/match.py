@@ -119,7 +119,7 @@ class Match:
                 self._finish_hand(early=True)
                 self._end(side, "target")
                 return points
-        if hand.over and hand.hands is not None:
+        if hand.over and hand.masks is not None:
             self._finish_hand()
         return points
 
@@ -144,7 +144,7 @@ class Match:
         assert hand is not None
         rules = self.rules
         players = len(self.players)
-        pips = [hand.pips(seat) for seat in range(players)] if (hand.hands or hand.revealed) else []
+        pips = [hand.pips(seat) for seat in range(players)] if (hand.masks or hand.revealed) else []
         result: dict[str, Any] = {
             "hand": self.hand_index + 1,
             "leader": self.players[hand.lead_seat] if hand.lead_seat is not None else None,

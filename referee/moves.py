@@ -6,7 +6,7 @@ says exactly why; all subclass `DominoError` and `ValueError`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from referee.errors import DominoError
 from referee.line import END_NAMES
@@ -27,8 +27,7 @@ class RecordError(DominoError, ValueError):
     """A game record or one of its events is malformed; the message names where."""
 
 
-@dataclass(frozen=True, slots=True)
-class Move:
+class Move(NamedTuple):
     """One player's move. `tile` is None for a pass and for a table-mode draw (a count).
 
     `end` is the end number (0..3) a play goes on, None when not named; `first` is the half

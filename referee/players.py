@@ -44,10 +44,9 @@ class GreedyPlayer:
             assert move.tile is not None
             points = 0
             if rules.fives and move.end is not None:
-                state = line.save()
                 line.place(move.tile, move.end)
                 points = rules.play_points(line.count())
-                line.unplace(state)
+                line.unplace()
             key = (points, rules.tile_value(move.tile))
             if key > best_key:
                 best, best_key = move, key

@@ -191,7 +191,7 @@ class Referee:
         if self.knowledge == "table" and match.hand_finished and not match.over:
             raise IllegalMoveError("the hand is over: waiting for the next hand")
         hand = match.hand
-        if hand is not None and hand.over and hand.hands is None and not match.over:
+        if hand is not None and hand.over and hand.masks is None and not match.over:
             raise IllegalMoveError(f"the hand is over ({hand.status}): waiting for the 'reveal' event")
         moves = self._moves(action, seat, event)
         before = len(match.results)
@@ -287,7 +287,7 @@ class Referee:
     def _redeal(self) -> Verdict:
         match = self.match
         hand = match.hand
-        if hand is None or match.hand_finished or hand.history:
+        if hand is None or match.hand_finished or hand.moves:
             raise IllegalMoveError("a hand may be re-dealt only before its lead")
         if self.knowledge == "table":
             match.start_hand(replace=True)
@@ -305,12 +305,13 @@ class Referee:
         revealed: list[list[Tile]] = [[] for _ in self.players]
         for name, tiles in shown.items():
             revealed[self.seat_of(name)] = self._tiles(tiles, f"reveal.{name}")
-        if hand.hands is not None or match.hand_finished:
-            if hand.hands is not None:
+        known = hand.hands
+        if known is not None or match.hand_finished:
+            if known is not None:
                 findings = [f"{self.players[s]} revealed {', '.join(map(str, sorted(revealed[s])))} "
-                            f"but holds {', '.join(map(str, sorted(hand.hands[s])))}"
+                            f"but holds {', '.join(map(str, known[s]))}"
                             for s in range(len(self.players)) if self.players[s] in shown
-                            and sorted(revealed[s]) != sorted(hand.hands[s])]
+                            and sorted(revealed[s]) != known[s]]
             else:
                 findings = audit(hand, revealed)
             return Verdict(ok=True, findings=findings, match_result=match.result() if match.over else None)

@@ -49,7 +49,7 @@ def simulate_match(rules: RuleSet, names: Sequence[str], strategies: Sequence[St
                 "leader": names[hand.lead_seat] if hand.lead_seat is not None else None,
                 "dealt": {name: [str(t) for t in tiles] for name, tiles in zip(names, dealt, strict=True)},
                 "boneyard": [str(t) for t in boneyard],
-                "events": [event_of(move, names) for move, _, _ in hand.history],
+                "events": [event_of(move, names) for move in hand.moves],
             })
     if not with_record:
         return match, None

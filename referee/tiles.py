@@ -25,12 +25,13 @@ class TileError(DominoError, ValueError):
 class Tile:
     """One domino tile, low half first. Immutable and interned: ``Tile(5, 3) is Tile(3, 5)``."""
 
-    __slots__ = ("high", "index", "is_double", "low", "pips")
+    __slots__ = ("bit", "high", "index", "is_double", "low", "pips")
     _interned: ClassVar[dict[tuple[int, int], Tile]] = {}
 
     low: int
     high: int
     index: int
+    bit: int
     pips: int
     is_double: bool
 
@@ -47,6 +48,7 @@ class Tile:
         object.__setattr__(tile, "high", high)
         # Triangular numbering: 0-0, 0-1, 1-1, 0-2, 1-2, 2-2, ... so a set's tiles are a prefix.
         object.__setattr__(tile, "index", high * (high + 1) // 2 + low)
+        object.__setattr__(tile, "bit", 1 << tile.index)
         object.__setattr__(tile, "pips", low + high)
         object.__setattr__(tile, "is_double", low == high)
         cls._interned[key] = tile
@@ -99,11 +101,41 @@ class Tile:
         return self is other
 
 
+def _index_tables() -> tuple[tuple[Tile, ...], tuple[int, ...]]:
+    tiles = full_set(MAX_SUPPORTED_PIP)
+    masks = tuple(sum(1 << t.index for t in tiles if t.has(pip)) for pip in range(MAX_SUPPORTED_PIP + 1))
+    return tiles, masks
+
+
+def tiles_in(mask: int) -> list[Tile]:
+    """The tiles whose bits are set in `mask`, in index order."""
+    found = []
+    while mask:
+        low_bit = mask & -mask
+        found.append(TILE_AT[low_bit.bit_length() - 1])
+        mask ^= low_bit
+    return found
+
+
+def mask_of(tiles: Iterable[Tile]) -> int:
+    mask = 0
+    for tile in tiles:
+        mask |= 1 << tile.index
+    return mask
+
+
 def full_set(max_pip: int = 6) -> tuple[Tile, ...]:
     """Every tile of the double-`max_pip` set, in index order (28 tiles for double-six)."""
     if not 0 <= max_pip <= MAX_SUPPORTED_PIP:
         raise TileError(f"max_pip {max_pip} is outside 0..{MAX_SUPPORTED_PIP}")
-    return tuple(Tile(low, high) for high in range(max_pip + 1) for low in range(high + 1))
+    found = _SETS.get(max_pip)
+    if found is None:
+        found = tuple(Tile(low, high) for high in range(max_pip + 1) for low in range(high + 1))
+        _SETS[max_pip] = found
+    return found
+
+
+_SETS: dict[int, tuple[Tile, ...]] = {}
 
 
 def set_size(max_pip: int) -> int:
@@ -116,3 +148,7 @@ def tile_list(tiles: Iterable[Tile]) -> list[str]:
 
 def parse_tiles(texts: Iterable[str], max_pip: int = MAX_SUPPORTED_PIP) -> list[Tile]:
     return [Tile.parse(text, max_pip) for text in texts]
+
+
+# TILE_AT[i] is the tile with index i; PIP_MASK[v] has the bit of every tile showing v.
+TILE_AT, PIP_MASK = _index_tables()

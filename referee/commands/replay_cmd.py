@@ -7,7 +7,8 @@ import json
 import sys
 from typing import Any
 
-from referee.record import load_record, replay
+from referee.record import load_record
+from referee.table_observer import format_table, replay_with_table
 
 
 def register(subparsers: Any) -> None:
@@ -18,12 +19,12 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    report = replay(load_record(args.record))
+    report = replay_with_table(load_record(args.record))
     if args.json:
         json.dump(report, sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
         return 0
-    sys.stdout.write(format_report(report))
+    sys.stdout.write(format_report(report) + format_table(report["table"]))
     return 0
 
 
