@@ -13,8 +13,17 @@ from typing import Any
 
 
 def table_script(record: Mapping[str, Any], *, seconds_per_move: float = 2.0) -> list[dict[str, Any]]:
-    """Script lines (dicts with ``kind``) for a record; ``t`` grows by `seconds_per_move`."""
+    """Script lines (dicts with ``kind``) for a record; ``t`` grows by `seconds_per_move`.
+
+    A hand the simulation ended as blocked because it knew every hand, but whose block the table
+    alone does not prove, gets the Pass presses a real table would need (found by following the
+    hand with a table-knowledge referee).
+    """
+    from referee.referee import Referee
+
     players: list[str] = list(record["players"])
+    table = Referee(record["rules"], players, options=record.get("options", {}), teams=record.get("teams"),
+                    knowledge="table")
     lines: list[dict[str, Any]] = [{"kind": "start", "t": 0.0}]
     t = 0.0
     for hand in record["hands"]:
@@ -30,6 +39,7 @@ def table_script(record: Mapping[str, Any], *, seconds_per_move: float = 2.0) ->
         for event in events:
             player = event.get("player")
             t += seconds_per_move
+            _follow(table, event)
             if "play" in event:
                 tile = str(event["play"])
                 held[player].remove(_canonical(tile, held[player]))
@@ -46,13 +56,29 @@ def table_script(record: Mapping[str, Any], *, seconds_per_move: float = 2.0) ->
                 lines.append({"kind": "boneyard", "count": len(boneyard), "t": t})
             elif "pass" in event:
                 lines.append({"kind": "pass", "t": t})
+        while table.snapshot().get("awaiting") == "move" and table.turn is not None and not table.match.over:
+            t += seconds_per_move
+            if not table.apply({"player": table.turn, "pass": True}).ok:
+                break
+            lines.append({"kind": "pass", "t": t})
+        if table.match.over:
+            break
         t += seconds_per_move
+        table.apply({"reveal": {name: tiles for name, tiles in held.items() if tiles}})
         for seat, name in enumerate(players):
             if held.get(name):
                 lines.append({"kind": "revealed", "zone": seat, "tiles": sorted(held[name]), "t": t})
         for tile in _on_table(events):
             lines.append({"kind": "removed", "tile": tile, "t": t})
     return lines
+
+
+def _follow(table: Any, event: Mapping[str, Any]) -> None:
+    """Apply a simulated event to the table-knowledge referee as the table would report it."""
+    if "draw" in event:
+        table.apply({"player": event["player"], "draw": 1})
+    else:
+        table.apply({key: value for key, value in event.items() if key != "t"})
 
 
 def _canonical(tile: str, held: list[str]) -> str:

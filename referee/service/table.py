@@ -374,6 +374,8 @@ class TableCore:
         outcome = Outcome()
         try:
             undone = self.referee.undo()
+            if undone is None:
+                raise ValueError("no accepted event")
         except Exception as error:  # nothing to undo is the table manager's mistake, not a crash
             self.message = f"nothing to undo ({error})"
             outcome.events.append({"event": "refused", "command": "undo", "error": self.message,
@@ -382,6 +384,8 @@ class TableCore:
             return outcome
         self.pending = None
         self.message = "undone"
+        if isinstance(undone, Mapping) and "play" in undone and isinstance(undone.get("player"), str):
+            self.claimed = undone["player"]   # a lead taken back is led again by the same player
         if self.phase == "match-over":
             self.phase = "playing"
         outcome.events.append({"event": "undo", "undone": jsonable(undone), "t": round(t, 3)})
