@@ -32,12 +32,28 @@ class Device(Protocol):
 
 
 def engine_referee(settings: MatchSettings) -> Any:
-    """The rules engine for a real table (table knowledge: the referee sees only the table)."""
-    from referee.referee import Referee  # type: ignore[import-not-found,unused-ignore]
+    """The rules engine for a real table (table knowledge: the referee sees only the table), with
+    the table side (move clock, stepping away, leaving and substitutes) attached as its observer."""
+    from referee.options import validate_options
+    from referee.referee import Referee
 
     teams = [list(team) for team in settings.teams] or None
-    return Referee(settings.rules, list(settings.players), options=dict(settings.options), teams=teams,
-                   knowledge="table")
+    options = validate_options(settings.rules, dict(settings.options))
+    observers: list[Any] = []
+    try:
+        from referee.clocks import clock_from_config
+        from referee.config import SECTIONS
+        from referee.fields import validate_section
+        from referee.table_observer import TableObserver
+        from referee.tableside import TableSide
+    except ImportError:  # an engine without the table side: untimed play
+        pass
+    else:
+        section = validate_section(SECTIONS["clock"], dict(settings.clock), "clock.")
+        policy = clock_from_config(section, settings.rules)
+        observers.append(TableObserver(TableSide(settings.rules, list(settings.players), options, policy)))
+    return Referee(settings.rules, list(settings.players), options=options, teams=teams, knowledge="table",
+                   observers=observers)
 
 
 class FanOutDisplay:

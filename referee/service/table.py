@@ -34,21 +34,25 @@ class MatchSettings:
     players: tuple[str, ...]
     teams: tuple[tuple[str, ...], ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
+    clock: Mapping[str, Any] = field(default_factory=dict)   # the [clock] section
 
     def as_dict(self) -> dict[str, Any]:
         return {"table_id": self.table_id, "rules": self.rules, "players": list(self.players),
-                "teams": [list(team) for team in self.teams], "options": dict(self.options)}
+                "teams": [list(team) for team in self.teams], "options": dict(self.options),
+                "clock": dict(self.clock)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> MatchSettings:
         return cls(str(data["table_id"]), str(data["rules"]), tuple(data["players"]),
-                   tuple(tuple(team) for team in data.get("teams", ())), dict(data.get("options", {})))
+                   tuple(tuple(team) for team in data.get("teams", ())), dict(data.get("options", {})),
+                   dict(data.get("clock", {})))
 
     @classmethod
     def from_config(cls, config: Any) -> MatchSettings:
         table = config["table"]
         return cls(table["id"], table["rules"], tuple(table["players"]),
-                   tuple(tuple(team) for team in table["teams"]), dict(config.rule_options))
+                   tuple(tuple(team) for team in table["teams"]), dict(config.rule_options),
+                   dict(config["clock"]))
 
 
 RefereeFactory = Callable[[MatchSettings], Any]
@@ -94,6 +98,9 @@ class TableCore:
         self.message = ""
         self.revealed: dict[str, list[str]] = {}
         self.claimed: str | None = None
+        # The engine's table side (move clock, absences) when the referee has one attached.
+        self.side = next((o.side for o in getattr(referee, "observers", ()) if hasattr(o, "side")),
+                         None)
         self.turn_began = 0.0
         self.warned = False
         self.last_t = 0.0
@@ -140,7 +147,12 @@ class TableCore:
 
     def remaining(self, t: float) -> float | None:
         player = self.turn()
-        return None if player is None else self.clock.remaining(player, t - self.turn_began)
+        if player is None:
+            return None
+        if self.side is not None:
+            left = self.side.clock.time_left(t)
+            return None if left is None else float(left)
+        return self.clock.remaining(player, t - self.turn_began)
 
     def view(self, t: float) -> BoardView:
         scores = self.scores()
@@ -159,6 +171,7 @@ class TableCore:
             "table_tiles": sorted(self.on_table()), "boneyard": self.engine_boneyard(),
             "hand_sizes": jsonable(snap.get("hand_sizes")), "awaiting": snap.get("awaiting"),
             "clock": None if view.turn is None else {"player": view.turn, "remaining": view.clock},
+            "table_side": None if self.side is None else jsonable(self.side.snapshot(t)),
             "message": self.message, "waiting_for_removal": self.pending, "t": round(self.last_t, 3),
             "engine": jsonable(snap),
         }
@@ -222,11 +235,20 @@ class TableCore:
         if findings:
             outcome.events.append({"event": "findings", "findings": findings, "t": round(t, 3)})
         self._results(verdict, t, outcome)
+        self._claim_clock()
         if self.turn() != before:
             if before is not None:
                 self.clock.moved(before, t - self.turn_began)
             self.turn_began, self.warned = t, False
         return True
+
+    def _claim_clock(self) -> None:
+        """Name the running move's player on the table side's clock as soon as the engine knows it
+        (the table side itself learns it only from that player's next event)."""
+        clock = None if self.side is None else self.side.clock
+        turn = self.turn()
+        if clock is not None and turn is not None and clock.turn_running and clock.on_move is None:
+            clock.claim(turn)
 
     def _results(self, verdict: Any, t: float, outcome: Outcome) -> None:
         hand = getattr(verdict, "hand_result", None)
@@ -249,6 +271,7 @@ class TableCore:
     def _on_start(self, data: Mapping[str, Any], t: float) -> Outcome:
         outcome = Outcome()
         self.referee.apply({"start": True, "t": round(t, 3)})
+        self._claim_clock()
         self.turn_began = t
         outcome.events.append({"event": "start", "players": list(self.settings.players),
                                "rules": self.settings.rules, "t": round(t, 3)})
@@ -396,6 +419,13 @@ class TableCore:
         """The clock's view at ``t``: ("warning"|"timeout"|None, seconds left)."""
         left = self.remaining(t)
         if left is None or self.phase != "playing":
+            return None, left
+        if self.side is not None:
+            if self.side.clock.flag_fallen(t):
+                return "timeout", left
+            if not self.warned and self.side.clock.warning_due(t):
+                self.warned = True
+                return "warning", left
             return None, left
         if left <= 0:
             return "timeout", left

@@ -24,10 +24,22 @@ from .conftest import USERS, Broker, Watcher
 from .matches import NAMES, SHORT, engine_result, simulated_record
 
 
+class ScriptClock:
+    """The table's time is the script's: buttons and commands are stamped with the last line's t."""
+
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
 def feed_lines(service: TableService, lines: list[dict[str, Any]], first: int) -> None:
     for n, line in enumerate(lines, first):
         data = {k: v for k, v in line.items() if k not in ("kind", "t")}
-        service.feed(Input(line["kind"], {**data, "line": n}, 0.0, t=float(line["t"])))
+        assert isinstance(service.now, ScriptClock)
+        service.now.t = float(line["t"])
+        service.feed(Input(line["kind"], {**data, "line": n}, service.now.t))
     assert service.wait_processed(timeout=60)
 
 
@@ -40,9 +52,10 @@ def test_match_on_the_emulated_board_survives_an_unplug(tmp_path: Path, broker: 
     log = EventLog(tmp_path / "log.sqlite")
     board = Scoreboard("emulator://", connect_timeout=5).open()
     assert board.emulator is not None and board.connected
-    adapter = ScoreboardDisplay(board, players, lambda: 0.0)
+    clock = ScriptClock()
+    adapter = ScoreboardDisplay(board, players, clock)
     service = TableService(MatchSettings("t1", rules, players, options=SHORT[rules]), log=log,
-                           referee_factory=engine_referee, display=adapter, signals=adapter)
+                           referee_factory=engine_referee, display=adapter, signals=adapter, now=clock)
     link = MqttLink(MqttSettings.from_url(broker.url, "t1", username="referee", password=USERS["referee"]),
                     on_command=service.command, outbox=log)
     service.publisher = link
