@@ -18,6 +18,7 @@ import shutil
 import sys
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +26,11 @@ from referee.config import Config, load_config, parse_config
 from referee.errors import DominoError
 from referee.service.app import Table, build_table
 from referee.service.devices import ScoreboardDisplay
-from referee.service.ports import BoardView, Input
+from referee.service.ports import Input
 from referee.service.script import table_script
 
 DEMO_CONFIG = Path(__file__).resolve().parents[2] / "config" / "examples" / "demo.toml"
-SHORT_DEFAULTS = {"turkish": {"hands": 2}, "italian": {"target": 20}, "muggins": {"target": 150},
+SHORT_DEFAULTS = {"turkish": {"hands": 1}, "italian": {"target": 20}, "muggins": {"target": 150},
                   "all-fives": {"target": 100}}
 NAMES = ("Ayşe", "Burak", "Cem", "Deniz")
 
@@ -67,8 +68,8 @@ def demo_config(args: argparse.Namespace) -> Config:
         table["options"] = {}
     table["rules"] = rules
     options = dict(table["options"]) if rules == base["table"]["rules"] else {}
-    options.setdefault("hands" if rules == "turkish" else "target",
-                       SHORT_DEFAULTS[rules]["hands" if rules == "turkish" else "target"])
+    # A demo match is kept short unless asked otherwise: one hand of turkish, small targets.
+    options.update(SHORT_DEFAULTS[rules])
     if args.hands is not None:
         if rules != "turkish":
             raise DemoError(f"--hands is for turkish; {rules} plays to a --target")
@@ -160,28 +161,54 @@ def play_without_vision(driver: Driver, record: dict[str, Any], players: list[st
             break
 
 
+@dataclass
+class DemoResult:
+    """How a demo match went: the referee's scores, the engine's own replay's, and what vision did."""
+
+    scores: dict[str, float]
+    expected: dict[str, float]
+    finished: bool
+    board_scores: tuple[int, ...]
+    records: list[Path]
+    notes: list[str] = field(default_factory=list)
+    vision: Any = None
+    summary: list[str] = field(default_factory=list)
+
+    @property
+    def agree(self) -> bool:
+        return self.finished and self.scores == self.expected
+
+
 def run_demo_from_args(args: argparse.Namespace) -> int:
+    config = demo_config(args)
+    result = run_demo(config, seed=args.seed, out=Path(args.out), vision=not args.no_vision,
+                      video=args.video, speed=args.speed, quiet=args.quiet)
+    sys.stdout.write("\n".join(result.summary) + "\n")
+    return 0 if result.agree else 1
+
+
+def run_demo(config: Config, *, seed: int, out: Path, vision: bool = True, video: str | None = None,
+             speed: float = 0.0, quiet: bool = True) -> DemoResult:
+    """Play, film, read and referee one match; see the module docstring."""
     from firmware_bridge.scoreboard import Scoreboard
     from firmware_bridge.terminal import render
 
-    config = demo_config(args)
-    out = Path(args.out)
     for stale in ("events.sqlite", "events.sqlite-wal", "events.sqlite-shm"):
         (out / stale).unlink(missing_ok=True)
     shutil.rmtree(out / "records", ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
-    record = simulated_match(config, args.seed)
+    record = simulated_match(config, seed)
     players = list(config["table"]["players"])
     clock = FilmClock()
     board = Scoreboard("emulator://", connect_timeout=5).open()
     adapter = ScoreboardDisplay(board, tuple(players), clock)
     table = build_table(config, displays=[adapter], signals=[adapter], devices=[adapter], data_dir=out,
                         now=clock)
-    tty = sys.stdout.isatty() and not args.quiet
+    tty = sys.stdout.isatty() and not quiet
     last: list[str] = []
 
     def show() -> None:
-        if args.quiet or board.emulator is None:
+        if quiet or board.emulator is None:
             return
         text = render(board.emulator.cells(), board.emulator.board.state,
                       board.emulator.beeps[-1] if board.emulator.beeps else None, compact=not tty)
@@ -195,45 +222,48 @@ def run_demo_from_args(args: argparse.Namespace) -> int:
         sys.stdout.flush()
 
     notes: list[str] = []
+    report = None
     try:
         table.start(tick_interval=None)
-        driver = Driver(table, board, clock, speed=args.speed, show=show)
+        for note in table.notes:
+            notes.append(note)
+        driver = Driver(table, board, clock, speed=speed, show=show)
         driver.press("start", "start")
-        used_vision = False
-        if not args.no_vision:
+        if vision:
             try:
                 from referee.service.camera import play_through_vision
             except ImportError as error:
                 notes.append(f"vision: the tracker is not available in this installation ({error}); "
                              "the camera's observations were fed directly")
             else:
-                report = play_through_vision(driver, record, players, config, video=args.video,
-                                             seed=args.seed)
-                used_vision = True
-                moves = report.read + len(report.corrected)
-                notes.append(f"vision: read {report.read} of {moves} filmed moves right "
-                             f"({report.frames} frames in {report.seconds:.0f} s)")
-                for correction in report.corrected[:5]:
-                    notes.append(f"  corrected by the table manager: {correction}")
-                if len(report.corrected) > 5:
-                    notes.append(f"  ... and {len(report.corrected) - 5} more corrections")
-                if report.failures:
-                    notes.append(f"vision raised on {len(report.failures)} frame(s), "
-                                 f"first: {report.failures[0]}")
-                if args.video:
-                    notes.append(f"video: {args.video}")
-        if not used_vision:
+                report = play_through_vision(driver, record, players, config, video=video, seed=seed)
+                notes += _vision_notes(report, video)
+        if report is None:
             play_without_vision(driver, record, players)
-        if args.video and not used_vision:
-            notes.append("--video needs the vision path; no video written")
-        return _finish(table, board, record, out, notes, show)
+            if video:
+                notes.append("--video needs the vision path; no video written")
+        return _finish(table, board, record, out, notes, show, report)
     finally:
         table.stop()
         board.close()
 
 
+def _vision_notes(report: Any, video: str | None) -> list[str]:
+    moves = report.read + len(report.corrected)
+    notes = [f"vision: read {report.read} of {moves} filmed moves right "
+             f"({report.frames} frames in {report.seconds:.0f} s)"]
+    notes += [f"  corrected by the table manager: {c}" for c in report.corrected[:5]]
+    if len(report.corrected) > 5:
+        notes.append(f"  ... and {len(report.corrected) - 5} more corrections")
+    if report.failures:
+        notes.append(f"vision raised on {len(report.failures)} frame(s), first: {report.failures[0]}")
+    if video:
+        notes.append(f"video: {video}")
+    return notes
+
+
 def _finish(table: Table, board: Any, record: dict[str, Any], out: Path, notes: list[str],
-            show: Callable[[], None]) -> int:
+            show: Callable[[], None], report: Any) -> DemoResult:
     from referee.record import replay_with_referee
 
     service = table.service
@@ -244,22 +274,22 @@ def _finish(table: Table, board: Any, record: dict[str, Any], out: Path, notes: 
     expected = {k: float(v) for k, v in (snap.get("scores") or snap.get("penalties") or {}).items()}
     got = core.scores()
     final = tuple(max(-999, min(9999, round(v))) for v in got.values())
+    shown: tuple[int, ...] = ()
     if board.emulator is not None:
         board.emulator.wait_for(lambda model: tuple(model.state.scores) == final, 5)
+        shown = tuple(board.emulator.board.state.scores)
     show()
     result = core.snapshot().get("match") or {}
     kind = "penalties" if "penalties" in core.snapshot() else "scores"
+    outcome = DemoResult(got, expected, service.match_over.is_set(), shown, list(service.records), notes,
+                         report)
     lines = [f"{service.settings.rules}: {', '.join(f'{k} {v:g}' for k, v in got.items())} ({kind})",
              f"winner: {', '.join(result.get('winners') or []) or 'none'}"
              f" after {result.get('hands_played', '?')} hand(s)"]
-    for path in service.records:
-        lines.append(f"record: {path}")
+    lines += [f"record: {path}" for path in service.records]
     lines.append(f"event log: {out / 'events.sqlite'}")
-    agree = service.match_over.is_set() and got == expected
-    lines.append("the referee agrees with the engine's replay of the same moves" if agree else
+    lines.append("the referee agrees with the engine's replay of the same moves" if outcome.agree else
                  f"MISMATCH: the engine's replay says {json.dumps(expected, ensure_ascii=False)}")
-    for note in notes:
-        lines.append(f"note: {note}")
-    sys.stdout.write("\n".join(lines) + "\n")
-    _ = BoardView
-    return 0 if agree else 1
+    lines += [f"note: {note}" for note in notes]
+    outcome.summary = lines
+    return outcome
