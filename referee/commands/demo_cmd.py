@@ -25,6 +25,8 @@ def register(subparsers: Any) -> None:
     demo.add_argument("--video", metavar="FILE", help="also write the rendered video with what vision saw")
     demo.add_argument("--no-vision", action="store_true",
                       help="feed the table inputs directly instead of through the camera (faster)")
+    demo.add_argument("--resume", action="store_true",
+                      help="go on with an interrupted demo's match in --out (same options and seed)")
     demo.add_argument("--quiet", action="store_true", help="no terminal scoreboard, only the summary")
     demo.set_defaults(handler=run_demo)
 

@@ -138,9 +138,14 @@ def play_through_vision(driver: Any, record: dict[str, Any], players: list[str],
     tracker = Tracker(quiet_reader(), stable_frames=2, spinner=spinner)
     report = VisionReport()
     writer = _VideoWriter(video, (width, height), film.fps) if video else None
-    base = driver.clock.t
+    base = driver.clock.START
 
     def film_move(frames: Sequence[Any], truth: list[Input], what: str) -> None:
+        live = driver.next_move()
+        if not live:
+            # A resumed demo re-films the moves its log already holds (the film keeps the table's
+            # layout) but the restarted camera only sees the table as it is from now on.
+            return
         seen: list[Input] = []
         for frame in frames:
             driver.advance(base + frame.t)
@@ -172,7 +177,7 @@ def play_through_vision(driver: Any, record: dict[str, Any], players: list[str],
             tracker.new_hand()
             film_move(film.new_hand(boneyard=len(boneyard)), [Input("boneyard", {"count": len(boneyard)})],
                       "a new hand is dealt")
-            if hand.get("leader"):
+            if hand.get("leader") and driver.next_move():
                 driver.press(f"done-{players.index(hand['leader'])}", "lead")
             for event in hand["events"]:
                 player = event.get("player")
@@ -188,7 +193,7 @@ def play_through_vision(driver: Any, record: dict[str, Any], players: list[str],
                     held[player].append(drawn)
                     film_move(film.draw(seat), [Input("boneyard", {"count": len(boneyard)})],
                               f"{player} draws")
-                elif "pass" in event:
+                elif "pass" in event and driver.next_move():
                     driver.press("pass", "pass")
                 if driver.service.match_over.is_set():
                     break

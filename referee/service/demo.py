@@ -40,10 +40,13 @@ class DemoError(DominoError, ValueError):
 
 
 class FilmClock:
-    """The demo's clock: the film's time, so the referee sees the match at the film's pace."""
+    """The demo's clock: the film's time, so the referee sees the match at the film's pace.
+    Start is pressed at `START`, so match time is film time."""
+
+    START = 1000.0
 
     def __init__(self) -> None:
-        self.t = 1000.0
+        self.t = self.START
 
     def __call__(self) -> float:
         return self.t
@@ -116,6 +119,18 @@ class Driver:
         self._changed = threading.Condition()
         self._pause = threading.Event()
         self.service.on_processed = self._processed
+        # Moves are numbered; inputs carry their move, so a resumed demo skips the moves the log
+        # already holds (`skip_through`) while it films them again to rebuild the picture.
+        self.move = 0
+        self.skip_through = 0
+        adapter = next((d for d in table.devices if hasattr(d, "context")), None)
+        if adapter is not None:
+            adapter.context = lambda: {"move": self.move}
+
+    def next_move(self) -> bool:
+        """Start the next move; False while replaying moves already in the log."""
+        self.move += 1
+        return self.move > self.skip_through
 
     def _processed(self, inp: Input, logged: bool) -> None:
         with self._changed:
@@ -139,14 +154,16 @@ class Driver:
         self.show()
 
     def feed(self, kind: str, data: dict[str, Any]) -> None:
+        data = {**data, "move": self.move}
         self.service.wait_processed(self.service.feed(Input(kind, data, self.clock(), origin="camera")), 30)
 
 
 def play_without_vision(driver: Driver, record: dict[str, Any], players: list[str]) -> None:
     """The camera-less path: the table inputs a perfect camera would report, fed directly."""
-    base = driver.clock.t
     for line in table_script(record)[1:]:
-        driver.advance(base + float(line["t"]))
+        if not driver.next_move():
+            continue
+        driver.advance(FilmClock.START + float(line["t"]))
         kind = line["kind"]
         data = {k: v for k, v in line.items() if k not in ("kind", "t")}
         if kind == "pass":
@@ -182,24 +199,28 @@ class DemoResult:
 def run_demo_from_args(args: argparse.Namespace) -> int:
     config = demo_config(args)
     result = run_demo(config, seed=args.seed, out=Path(args.out), vision=not args.no_vision,
-                      video=args.video, speed=args.speed, quiet=args.quiet)
+                      video=args.video, speed=args.speed, quiet=args.quiet, resume=args.resume)
     sys.stdout.write("\n".join(result.summary) + "\n")
     return 0 if result.agree else 1
 
 
 def run_demo(config: Config, *, seed: int, out: Path, vision: bool = True, video: str | None = None,
-             speed: float = 0.0, quiet: bool = True) -> DemoResult:
-    """Play, film, read and referee one match; see the module docstring."""
+             speed: float = 0.0, quiet: bool = True, resume: bool = False) -> DemoResult:
+    """Play, film, read and referee one match; see the module docstring.
+
+    With `resume`, an interrupted demo in `out` goes on where its event log stops (same seed)."""
     from firmware_bridge.scoreboard import Scoreboard
     from firmware_bridge.terminal import render
 
-    for stale in ("events.sqlite", "events.sqlite-wal", "events.sqlite-shm"):
-        (out / stale).unlink(missing_ok=True)
-    shutil.rmtree(out / "records", ignore_errors=True)
+    clock = FilmClock()
+    skip = _resume_point(out, clock) if resume else None
+    if skip is None:
+        for stale in ("events.sqlite", "events.sqlite-wal", "events.sqlite-shm"):
+            (out / stale).unlink(missing_ok=True)
+        shutil.rmtree(out / "records", ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
     record = simulated_match(config, seed)
     players = list(config["table"]["players"])
-    clock = FilmClock()
     board = Scoreboard("emulator://", connect_timeout=5).open()
     adapter = ScoreboardDisplay(board, tuple(players), clock)
     table = build_table(config, displays=[adapter], signals=[adapter], devices=[adapter], data_dir=out,
@@ -228,7 +249,11 @@ def run_demo(config: Config, *, seed: int, out: Path, vision: bool = True, video
         for note in table.notes:
             notes.append(note)
         driver = Driver(table, board, clock, speed=speed, show=show)
-        driver.press("start", "start")
+        if table.resumed and skip is not None:
+            driver.skip_through = skip
+            notes.append(f"resumed the interrupted match after move {skip}")
+        else:
+            driver.press("start", "start")
         if vision:
             try:
                 from referee.service.camera import play_through_vision
@@ -246,6 +271,24 @@ def run_demo(config: Config, *, seed: int, out: Path, vision: bool = True, video
     finally:
         table.stop()
         board.close()
+
+
+def _resume_point(out: Path, clock: FilmClock) -> int | None:
+    """The last move the log of an unfinished demo match holds (and set the film clock to it)."""
+    from referee.service.eventlog import EventLog
+
+    if not (out / "events.sqlite").exists():
+        return None
+    log = EventLog(out / "events.sqlite")
+    try:
+        entry = log.last_match()
+        if entry is None or entry.finished:
+            return None
+        inputs = log.inputs(entry.id)
+        clock.t = FilmClock.START + (inputs[-1].t if inputs else 0.0)
+        return max((int(i.data["move"]) for i in inputs if isinstance(i.data.get("move"), int)), default=0)
+    finally:
+        log.close()
 
 
 def _vision_notes(report: Any, video: str | None) -> list[str]:

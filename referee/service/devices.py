@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import unicodedata
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from referee.service.ports import BoardView, Feed, Input
@@ -44,12 +45,16 @@ class ScoreboardDisplay:
         self.now = now
         self._shown: dict[str, Any] = {}
         self._lock = threading.Lock()
+        # Extra fields for button inputs (the demo tags them with the move they belong to).
+        self.context: Callable[[], Mapping[str, Any]] | None = None
 
     # Device
     def start(self, feed: Feed) -> None:
         def pressed(press: Any) -> None:
             inp = button_input(press.name, bool(press.held), self.players, self.now())
             if inp is not None:
+                if self.context is not None:
+                    inp = Input(inp.kind, {**inp.data, **self.context()}, inp.at, inp.origin)
                 feed(inp)
         self.board.on_button(pressed)
 

@@ -145,3 +145,32 @@ class Watcher:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+
+
+SMALL_DEMO = ('[table]\nid = "demo"\nrules = "turkish"\nplayers = ["Ayşe", "Burak"]\n'
+              '[table.options]\nhand_size = 5\n[camera]\nwidth = 640\nheight = 360\n')
+
+
+@dataclass
+class SmallDemo:
+    config_file: Path
+    out: Path
+    video: Path
+    result: Any
+
+
+@pytest.fixture(scope="session")
+def small_demo(tmp_path_factory: pytest.TempPathFactory) -> SmallDemo:
+    """One short demo match through vision (2 players, 5 tiles, one hand, 640×360), run once."""
+    import argparse
+
+    from referee.service.demo import demo_config, run_demo
+
+    directory = tmp_path_factory.mktemp("small-demo")
+    config_file = directory / "small.toml"
+    config_file.write_text(SMALL_DEMO)
+    args = argparse.Namespace(config=str(config_file), rules=None, players=None, hands=1, target=None,
+                              out=str(directory / "out"))
+    video = directory / "seen.mp4"
+    result = run_demo(demo_config(args), seed=4, out=directory / "out", vision=True, video=str(video))
+    return SmallDemo(config_file, directory / "out", video, result)

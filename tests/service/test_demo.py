@@ -9,19 +9,16 @@ import cv2
 
 from referee.cli import main
 from referee.config import parse_config
-from referee.service.demo import demo_config, run_demo
+from referee.service.demo import demo_config
+
+from .conftest import SmallDemo
 
 
-def test_a_match_filmed_read_and_refereed(tmp_path: Path) -> None:
-    base = tmp_path / "small.toml"
-    base.write_text('[table]\nid = "demo"\nrules = "turkish"\nplayers = ["Ayşe", "Burak"]\n'
-                    '[table.options]\nhand_size = 5\n[camera]\nwidth = 640\nheight = 360\n')
-    args = argparse.Namespace(config=str(base), rules=None, players=None, hands=1, target=None,
-                              out=str(tmp_path / "out"))
-    config = demo_config(args)
+def test_a_match_filmed_read_and_refereed(small_demo: SmallDemo) -> None:
+    config = demo_config(argparse.Namespace(config=str(small_demo.config_file), rules=None, players=None,
+                                            hands=1, target=None, out=str(small_demo.out)))
     assert config["table"]["players"] == ["Ayşe", "Burak"] and config.rule_options["hands"] == 1
-    video = tmp_path / "seen.mp4"
-    result = run_demo(config, seed=4, out=tmp_path / "out", vision=True, video=str(video))
+    result = small_demo.result
     assert result.agree, result.summary
     report = result.vision
     assert report is not None and report.frames > 20
@@ -29,7 +26,7 @@ def test_a_match_filmed_read_and_refereed(tmp_path: Path) -> None:
     assert moves >= 6                       # the deal, the plays and draws, the reveals
     assert result.board_scores == tuple(round(v) for v in result.scores.values())
     assert result.records and result.records[0].exists()
-    capture = cv2.VideoCapture(str(video))
+    capture = cv2.VideoCapture(str(small_demo.video))
     assert int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) == report.frames
     capture.release()
 
