@@ -91,6 +91,8 @@ class Table:
 
     def start(self, tick_interval: float | None = 0.1) -> None:
         self.resumed = self.service.resume()
+        if not self.resumed:
+            self.service.publish_idle()
         if self.link is not None:
             self.link.start()
         self.service.start(tick_interval)

@@ -123,11 +123,20 @@ class TableService:
 
     def _sync(self) -> None:
         if self.core is None:
+            self.publish_idle()
             return
         t = self.core.last_t
         self.display.sync(self.core.view(t))
         if self.publisher is not None:
             self.publisher.publish_state(self.core.state(t))
+
+    def publish_idle(self) -> None:
+        """The retained state of a table with no match yet: who sits there and what they play."""
+        if self.publisher is not None:
+            self.publisher.publish_state({
+                "table": self.settings.table_id, "rules": self.settings.rules,
+                "players": list(self.settings.players), "teams": [list(t) for t in self.settings.teams],
+                "options": jsonable(self.settings.options), "phase": "waiting", "message": "press Start"})
 
     # -- one input -------------------------------------------------------------------------------
     def handle(self, inp: Input) -> bool:
