@@ -18,7 +18,7 @@ from vision.geometry import TileFrame, sample
 from vision.marks import Bar
 
 BAR_TO_WIDTH = 0.72  # typical bar length / tile width, a prior only
-PPW = 40             # px per half-width in the patches used to fit edges
+PPW = 40  # px per half-width in the patches used to fit edges
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class TileFit:
     frame: TileFrame
     face_bgr: np.ndarray  # float32 (3,), median face colour
     polarity: str
-    score: float          # 0..1, how tile-like the surroundings of the bar are
+    score: float  # 0..1, how tile-like the surroundings of the bar are
     edge_rises: tuple[float, float, float, float]  # a-end, b-end, left, right: Lab distance steps
 
 
@@ -37,8 +37,9 @@ def _face_distance(patch_bgr: np.ndarray, face_lab: np.ndarray) -> np.ndarray:
     return np.linalg.norm(lab - face_lab, axis=2)
 
 
-def _strongest_rise(profile: np.ndarray, centre: float, near: float, far: float, step: int,
-                    width: int) -> tuple[float, float]:
+def _strongest_rise(
+    profile: np.ndarray, centre: float, near: float, far: float, step: int, width: int
+) -> tuple[float, float]:
     """Where, between `near` and `far` px from `centre` going `step`, the profile rises most outward.
 
     Returns (offset in px from centre, rise). The rise compares the mean over `width` px beyond a
@@ -47,8 +48,8 @@ def _strongest_rise(profile: np.ndarray, centre: float, near: float, far: float,
     best_offset, best_rise = far, -np.inf
     for offset in range(int(near), int(far) + 1):
         index = round(centre + step * offset)
-        inner = profile[max(0, min(index - step * width, index)):max(index - step * width, index) + 1]
-        outer = profile[max(0, min(index, index + step * width)):max(index, index + step * width) + 1]
+        inner = profile[max(0, min(index - step * width, index)) : max(index - step * width, index) + 1]
+        outer = profile[max(0, min(index, index + step * width)) : max(index, index + step * width) + 1]
         if inner.size == 0 or outer.size == 0:
             break
         rise = float(outer.mean() - inner.mean())
@@ -57,8 +58,9 @@ def _strongest_rise(profile: np.ndarray, centre: float, near: float, far: float,
     return best_offset, best_rise
 
 
-def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
-             window: tuple[float, float] = (0.7, 1.35)) -> TileFit | None:
+def fit_tile(
+    image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH, window: tuple[float, float] = (0.7, 1.35)
+) -> TileFit | None:
     """Fit the tile whose divider is `bar`, or None when the surroundings cannot be a tile.
 
     Parameters: `image` uint8 (H, W, 3) BGR; `bar_ratio` the bar's length over the tile's width in
@@ -66,8 +68,11 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     fractions of the position the prior predicts. Each edge is the strongest outward rise of a
     low-percentile colour-distance profile inside its window.
     """
-    across = bar.direction if (bar.direction[0] > 1e-6 or (
-        abs(bar.direction[0]) <= 1e-6 and bar.direction[1] > 0)) else -bar.direction
+    across = (
+        bar.direction
+        if (bar.direction[0] > 1e-6 or (abs(bar.direction[0]) <= 1e-6 and bar.direction[1] > 0))
+        else -bar.direction
+    )
     half_width = bar.length / (2 * bar_ratio)
     guess = TileFrame(bar.center, across.astype(np.float32), half_width, 2 * half_width)
     ex, ey = 1.2 * window[1] + 0.1, 2.4 * window[1] + 0.2
@@ -75,9 +80,12 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     rows, cols = patch.shape[:2]
     cy, cx = (rows - 1) / 2, (cols - 1) / 2
     yy, xx = np.mgrid[0:rows, 0:cols]
-    xs, ys = (xx - cx) / PPW, (yy - cy) / PPW   # in guessed half-widths
-    grey = patch.min(axis=2).astype(np.float32) if bar.polarity == "dark" else patch.max(axis=2).astype(
-        np.float32)
+    xs, ys = (xx - cx) / PPW, (yy - cy) / PPW  # in guessed half-widths
+    grey = (
+        patch.min(axis=2).astype(np.float32)
+        if bar.polarity == "dark"
+        else patch.max(axis=2).astype(np.float32)
+    )
     region = (np.abs(xs) < 0.8) & (np.abs(ys) > 0.15) & (np.abs(ys) < 1.8)
     values = grey[region]
     if bar.polarity == "dark":

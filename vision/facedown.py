@@ -17,15 +17,27 @@ from vision.geometry import TileFrame
 def table_distance(image: np.ndarray, *, border: int = 4) -> np.ndarray:
     """float32 (H, W): Lab distance of every pixel from the median colour of the image border."""
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
-    edge = np.concatenate([lab[:border].reshape(-1, 3), lab[-border:].reshape(-1, 3),
-                           lab[:, :border].reshape(-1, 3), lab[:, -border:].reshape(-1, 3)])
+    edge = np.concatenate(
+        [
+            lab[:border].reshape(-1, 3),
+            lab[-border:].reshape(-1, 3),
+            lab[:, :border].reshape(-1, 3),
+            lab[:, -border:].reshape(-1, 3),
+        ]
+    )
     table = np.median(edge, axis=0)
     weights = np.float32([0.5, 1.0, 1.0])
     return np.linalg.norm((lab - table) * weights, axis=2)
 
 
-def find_face_down(image: np.ndarray, face_up: list[TileFrame], *, threshold: float = 25.0,
-                   border: int = 4, min_fill: float = 0.75) -> list[np.ndarray]:
+def find_face_down(
+    image: np.ndarray,
+    face_up: list[TileFrame],
+    *,
+    threshold: float = 25.0,
+    border: int = 4,
+    min_fill: float = 0.75,
+) -> list[np.ndarray]:
     """Corners (float32 (4, 2), clockwise) of each face-down tile in `image` (uint8 BGR).
 
     `face_up` frames are masked out first. The size of one tile comes from the face-up tiles, or,
@@ -48,8 +60,7 @@ def find_face_down(image: np.ndarray, face_up: list[TileFrame], *, threshold: fl
     if face_up:
         unit = float(np.median([4 * f.half_width * f.half_length for f in face_up]))
     else:
-        singles = [area for area, rect in blocks
-                   if 1.6 <= max(rect[1]) / max(min(rect[1]), 1e-6) <= 2.4]
+        singles = [area for area, rect in blocks if 1.6 <= max(rect[1]) / max(min(rect[1]), 1e-6) <= 2.4]
         if not singles:
             return []
         unit = float(min(singles))
@@ -73,8 +84,14 @@ def _split(rect: tuple, count: int) -> list[np.ndarray]:
     for k in range(count):
         centre = np.float32([cx, cy]) + ux * ((k + 0.5) / count - 0.5) * w
         half_u, half_v = ux * (w / count / 2), uy * (h / 2)
-        corners = np.float32([centre - half_u - half_v, centre + half_u - half_v,
-                              centre + half_u + half_v, centre - half_u + half_v])
+        corners = np.float32(
+            [
+                centre - half_u - half_v,
+                centre + half_u - half_v,
+                centre + half_u + half_v,
+                centre - half_u + half_v,
+            ]
+        )
         if np.cross(corners[1] - corners[0], corners[2] - corners[1]) < 0:
             corners = corners[::-1].copy()
         boxes.append(corners)

@@ -292,6 +292,24 @@ class GameFilm:
         return frames
 
 
+def small_table() -> TableLayout:
+    """A 500 x 350 mm table seen close up (a camera over the middle of a larger table)."""
+    return TableLayout(
+        width_mm=500.0,
+        height_mm=350.0,
+        marker_mm=36.0,
+        inset_mm=8.0,
+        zones={
+            "boneyard": (60.0, 55.0, 250.0, 110.0),
+            "play": (55.0, 115.0, 445.0, 285.0),
+            "seat0": (120.0, 292.0, 380.0, 348.0),
+            "seat1": (450.0, 60.0, 498.0, 290.0),
+            "seat2": (260.0, 2.0, 440.0, 52.0),
+            "seat3": (2.0, 60.0, 50.0, 290.0),
+        },
+    )
+
+
 def random_plays(
     rng: np.random.Generator, count: int, spinner: bool, max_pip: int = 6
 ) -> Iterator[tuple[str, str | None]]:

@@ -26,8 +26,10 @@ class Join:
 
 
 def _end_points(frame: TileFrame) -> dict[str, np.ndarray]:
-    return {"a": frame.center - frame.along * frame.half_length,
-            "b": frame.center + frame.along * frame.half_length}
+    return {
+        "a": frame.center - frame.along * frame.half_length,
+        "b": frame.center + frame.along * frame.half_length,
+    }
 
 
 def find_joins(frames: list[TileFrame], doubles: list[bool], *, tolerance: float = 0.45) -> list[Join]:
@@ -71,8 +73,10 @@ def _against_double(i: int, tile: TileFrame, j: int, double: TileFrame, reach: f
     """Tile i's end against the middle of a long side of double j laid across it."""
     if abs(float(np.dot(tile.along, double.along))) > 0.3:
         return None
-    sides = (double.center - double.across * double.half_width,
-             double.center + double.across * double.half_width)
+    sides = (
+        double.center - double.across * double.half_width,
+        double.center + double.across * double.half_width,
+    )
     for half, point in _end_points(tile).items():
         if any(np.linalg.norm(point - side) <= reach * 1.5 for side in sides):
             return Join(i, j, half, "a")

@@ -24,8 +24,9 @@ class Candidate:
     confidence: float
 
 
-def find_candidates(image: np.ndarray, bars: list[Bar], *, bar_ratio: float,
-                    window: tuple[float, float], max_pip: int) -> list[Candidate]:
+def find_candidates(
+    image: np.ndarray, bars: list[Bar], *, bar_ratio: float, window: tuple[float, float], max_pip: int
+) -> list[Candidate]:
     """A fitted and read tile for every bar that can be a tile's divider."""
     out: list[Candidate] = []
     for bar in bars:
@@ -45,8 +46,10 @@ def find_candidates(image: np.ndarray, bars: list[Bar], *, bar_ratio: float,
 
 def _inside(point: np.ndarray, frame: TileFrame, shrink: float = 0.9) -> bool:
     offset = point - frame.center
-    return (abs(float(offset @ frame.across)) < shrink * frame.half_width
-            and abs(float(offset @ frame.along)) < shrink * frame.half_length)
+    return (
+        abs(float(offset @ frame.across)) < shrink * frame.half_width
+        and abs(float(offset @ frame.along)) < shrink * frame.half_length
+    )
 
 
 def select(candidates: list[Candidate], min_confidence: float) -> list[Candidate]:
@@ -56,8 +59,12 @@ def select(candidates: list[Candidate], min_confidence: float) -> list[Candidate
         if cand.confidence < min_confidence:
             continue
         frame = cand.fit.frame
-        if any(_inside(frame.center, k.fit.frame, 0.95) or _inside(k.fit.frame.center, frame, 0.95)
-               or _inside(cand.bar.center, k.fit.frame, 0.85) for k in kept):
+        if any(
+            _inside(frame.center, k.fit.frame, 0.95)
+            or _inside(k.fit.frame.center, frame, 0.95)
+            or _inside(cand.bar.center, k.fit.frame, 0.85)
+            for k in kept
+        ):
             continue
         kept.append(cand)
     return kept
@@ -68,28 +75,38 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float) -> T
     image = original
     # A grey margin gives tiles cut by the border (and close crops of one tile) an edge to fit.
     margin = max(8, min(image.shape[:2]) // 10)
-    image = cv2.copyMakeBorder(image, margin, margin, margin, margin, cv2.BORDER_CONSTANT,
-                               value=(128, 128, 128))
+    image = cv2.copyMakeBorder(
+        image, margin, margin, margin, margin, cv2.BORDER_CONSTANT, value=(128, 128, 128)
+    )
     pip = estimate_pip_diameter(image)
     bars: list[Bar] = []
     for polarity in ("dark", "bright"):
         ink = ink_ratio(image, polarity=polarity, window=envelope_size(image.shape, pip))
         bars += find_bars(ink, pip, polarity=polarity, threshold=0.4 if polarity == "dark" else 0.3)
-    first = select(find_candidates(image, bars, bar_ratio=0.72, window=(0.7, 1.35), max_pip=max_pip),
-                   min_confidence)
+    first = select(
+        find_candidates(image, bars, bar_ratio=0.72, window=(0.7, 1.35), max_pip=max_pip), min_confidence
+    )
     # The bar's share of the width is the same for every tile of a set: learn it from this image
     # and fit again with narrower windows.
     if first:
         ratios = [c.bar.length / (2 * c.fit.frame.half_width) for c in first]
         ratio = float(np.clip(np.median(ratios), 0.45, 0.95))
-        chosen = select(find_candidates(image, bars, bar_ratio=ratio, window=(0.85, 1.18),
-                                        max_pip=max_pip), min_confidence)
+        chosen = select(
+            find_candidates(image, bars, bar_ratio=ratio, window=(0.85, 1.18), max_pip=max_pip),
+            min_confidence,
+        )
     else:
         chosen = []
     tiles = tuple(
-        SeenTile(tile_name(c.pips.a, c.pips.b), c.pips.a, c.pips.b, c.fit.frame.corners() - margin,
-                 float(c.confidence))
-        for c in chosen)
+        SeenTile(
+            tile_name(c.pips.a, c.pips.b),
+            c.pips.a,
+            c.pips.b,
+            c.fit.frame.corners() - margin,
+            float(c.confidence),
+        )
+        for c in chosen
+    )
     frames = [c.fit.frame for c in chosen]
     joins = find_joins(frames, [t.is_double for t in tiles])
     from vision.facedown import find_face_down

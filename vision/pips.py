@@ -26,7 +26,7 @@ class PipReading:
     b: int
     pip_centers: tuple[tuple[float, float], ...]  # (x, y) in half-widths, y < 0 in the a-half
     regularity: float  # 0..1: 1 when every mark is a pip of the common size
-    valid: bool        # False when a half holds a straight mark (a bar): not a tile centred here
+    valid: bool  # False when a half holds a straight mark (a bar): not a tile centred here
 
 
 def tile_ink(patch_bgr: np.ndarray, face_bgr: np.ndarray, polarity: str) -> np.ndarray:
@@ -47,9 +47,18 @@ def _filled(mask: np.ndarray) -> np.ndarray:
     return out
 
 
-def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarity: str, *,
-              threshold: float = 0.35, divider_band: float = 0.2, rim: float = 0.12,
-              min_area: float = 0.015, max_pip_area: float = 0.35) -> PipReading:
+def read_pips(
+    image: np.ndarray,
+    frame: TileFrame,
+    face_bgr: np.ndarray,
+    polarity: str,
+    *,
+    threshold: float = 0.35,
+    divider_band: float = 0.2,
+    rim: float = 0.12,
+    min_area: float = 0.015,
+    max_pip_area: float = 0.35,
+) -> PipReading:
     """Count pips in each half of the tile at `frame` in `image` (uint8 BGR).
 
     Areas are in squared half-widths: a pip is usually 0.05-0.15. `divider_band` (half-widths
