@@ -262,6 +262,31 @@ class GameFilm:
         self.history.append(Truth("new_hand", frames=frames))
         return frames
 
+    def nudge(self, seat: int, shift_mm: float = 4.0, turn_deg: float = 3.0) -> list[Frame]:
+        """A hand straightens a tile of the line of play: it moves a few millimetres, nothing more."""
+        if not self.line.tiles:
+            return self.pass_over(seat)
+        index = int(self.rng.integers(len(self.line.tiles)))
+        old = self.line.tiles[index]
+        target = np.array([old.x, old.y])
+        frames = [
+            self._frame(self.scene(hands=(hand,)))
+            for hand, _ in self._sweep(seat, target, self.approach_frames, True)
+        ]
+        angle = self.rng.uniform(0, 2 * np.pi)
+        self.line.tiles[index] = PlacedTile(
+            old.a,
+            old.b,
+            old.x + shift_mm * math.cos(angle),
+            old.y + shift_mm * math.sin(angle),
+            old.angle + self.rng.uniform(-turn_deg, turn_deg),
+        )
+        for hand, _ in self._sweep(seat, target, self.leave_frames, inward=False):
+            frames.append(self._frame(self.scene(hands=(hand,))))
+        frames += self.still()
+        self.history.append(Truth("nudge", seat, old.name, frames=frames))
+        return frames
+
     def pass_over(self, seat: int, target: tuple[float, float] | None = None, linger: int = 0) -> list[Frame]:
         """A hand reaches over the table (to point, to think, to straighten the line) and leaves,
         changing nothing; `linger` frames it hovers, still moving a little, over the target."""
