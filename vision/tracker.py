@@ -382,14 +382,19 @@ class Tracker:
             best: tuple[float, _Tile, str, int, np.ndarray] | None = None
             for tile in pending:
                 for name, end in self.ends.items():
+                    # An arm turns a corner only at its own end tile: beside the lead or the spinner
+                    # (which several arms share) a turned position is another arm's straight one.
+                    shared = sum(1 for other in self.ends.values() if other.tile == end.tile) > 1
+                    ways = [(end.direction, end.reach, 0.0)]
+                    if not shared:
+                        ways += [
+                            (_cw(end.direction), end.side, 0.05 * w),
+                            (-_cw(end.direction), end.side, 0.05 * w),
+                        ]
                     for half_index, half in enumerate(tile.halves()):
-                        for direction, offset in (
-                            (end.direction, end.reach),
-                            (_cw(end.direction), end.side),
-                            (-_cw(end.direction), end.side),
-                        ):
+                        for direction, offset, penalty in ways:
                             expected = end.centre + direction * (offset + w / 2)
-                            distance = float(np.linalg.norm(expected - half))
+                            distance = float(np.linalg.norm(expected - half)) + penalty
                             if best is None or distance < best[0]:
                                 best = (distance, tile, name, half_index, direction)
             assert best is not None
