@@ -48,15 +48,17 @@ def _filled(mask: np.ndarray) -> np.ndarray:
 
 
 def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarity: str, *,
-              threshold: float = 0.35, divider_band: float = 0.2, rim: float = 0.12,
+              threshold: float = 0.35, divider_band: float = 0.2, rim: float = 0.12, grow: float = 0.0,
               min_area: float = 0.015, max_pip_area: float = 0.35) -> PipReading:
     """Count pips in each half of the tile at `frame` in `image` (uint8 BGR).
 
     Areas are in squared half-widths: a pip is usually 0.05-0.15. `divider_band` (half-widths
-    either side of the divider) and `rim` (half-widths inside the edge) are ignored.
+    either side of the divider) is ignored, and so is a mark centred further out than `rim`
+    half-widths inside the fitted edge. Fitted edges sit on the inner side of the tile's bevel, so
+    the patch reaches `grow` half-widths beyond them for pips cut by the edge.
     """
     length = frame.half_length / frame.half_width
-    patch = sample(image, frame, pixels_per_half_width=PPW, extent_x=1.0, extent_y=length)
+    patch = sample(image, frame, pixels_per_half_width=PPW, extent_x=1.0 + grow, extent_y=length + grow)
     ink = tile_ink(patch, face_bgr, polarity)
     cut = threshold if polarity == "dark" else threshold * 0.7
     mask = _filled((ink > cut).astype(np.uint8))
