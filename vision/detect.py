@@ -82,18 +82,19 @@ def _strongest_pair(profile: np.ndarray, centre: float, near: float, far: float,
 
 
 def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
-             window: tuple[float, float] = (0.7, 1.35), half_width: float | None = None) -> TileFit | None:
+             window: tuple[float, float] = (0.7, 1.35), half_width: float | None = None,
+             aspect: float | None = None) -> TileFit | None:
     """Fit the tile whose divider is `bar`, or None when the surroundings cannot be a tile.
 
     Parameters: `image` uint8 (H, W, 3) BGR; `bar_ratio` the bar's length over the tile's width in
     this set (a prior, refined per image by the caller); `window` where to look for each edge, as
     fractions of the position the prior predicts. Each edge is the strongest outward rise of a
     low-percentile colour-distance profile inside its window. `half_width` (px), when given,
-    replaces the guess from the bar's length: every tile of one set has the same size.
+    replaces the guess from the bar's length: every tile of one set has the same size; `aspect`
+    (fitted length over width in this image) then narrows the search for the ends.
     """
     across = bar.direction if (bar.direction[0] > 1e-6 or (
         abs(bar.direction[0]) <= 1e-6 and bar.direction[1] > 0)) else -bar.direction
-    size_known = half_width is not None
     if half_width is None:
         half_width = bar.length / (2 * bar_ratio)
     guess = TileFrame(bar.center, across.astype(np.float32), half_width, 2 * half_width)
@@ -129,7 +130,7 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     across_offset, rise_l, rise_r = _strongest_pair(across_profile, cx, near_x, far_x, width)
     half_w = across_offset / PPW
     # A domino is twice as long as wide; once the set's size is known, hold to that.
-    near_y, far_y = ((1.9, 2.1) if size_known else (1.8, 2.25))
+    near_y, far_y = (aspect * 0.94, aspect * 1.06) if aspect else (1.8, 2.3)
     near_y, far_y = near_y * across_offset, far_y * across_offset
     along_offset, rise_t, rise_b = _strongest_pair(along_profile, cy, near_y, far_y, width)
     # Then each edge on its own, close to the pair: real dividers sit a little off the middle.
@@ -184,7 +185,7 @@ def bar_context(image: np.ndarray, bar: Bar, half_width: float) -> float:
     side = (np.abs(ys) > thick * 1.5 + 0.05)[:, None] & (np.abs(xs) < 0.7)[None, :]
     above = side & (ys < 0)[:, None]
     below = side & (ys > 0)[:, None]
-    past = ((np.abs(xs) > 1.04) & (np.abs(xs) < 1.16))[None, :] & (np.abs(ys) < max(thick, 0.08))[:, None]
+    past = ((np.abs(xs) > 1.03) & (np.abs(xs) < 1.1))[None, :] & (np.abs(ys) < max(thick, 0.08))[:, None]
     left_end = past & (xs < 0)[None, :]
     right_end = past & (xs > 0)[None, :]
     regions = [above, below, left_end, right_end]

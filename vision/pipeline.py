@@ -26,7 +26,7 @@ class Candidate:
 
 def find_candidates(image: np.ndarray, bars: list[Bar], *, bar_ratio: float,
                     window: tuple[float, float], max_pip: int,
-                    half_width: float | None = None) -> list[Candidate]:
+                    half_width: float | None = None, aspect: float | None = None) -> list[Candidate]:
     """A fitted and read tile for every bar that can be a tile's divider.
 
     With `half_width` (the size of this set's tiles in this image, px) every fit starts from it,
@@ -39,7 +39,8 @@ def find_candidates(image: np.ndarray, bars: list[Bar], *, bar_ratio: float,
         context = bar_context(image, bar, half_width or bar.length / (2 * bar_ratio))
         if context <= 0:
             continue
-        fit = fit_tile(image, bar, bar_ratio=bar_ratio, window=window, half_width=half_width)
+        fit = fit_tile(image, bar, bar_ratio=bar_ratio, window=window, half_width=half_width,
+                       aspect=aspect)
         if fit is None or fit.score <= 0:
             continue
         pips = read_pips(image, fit.frame, fit.face_bgr, fit.polarity)
@@ -98,8 +99,10 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float) -> T
         ratios = [c.bar.length / (2 * c.fit.frame.half_width) for c in first]
         ratio = float(np.clip(np.median(ratios), 0.45, 0.95))
         size = float(np.median([c.fit.frame.half_width for c in first]))
+        aspect = float(np.median([c.fit.frame.half_length / c.fit.frame.half_width for c in first]))
         chosen = select(find_candidates(image, bars, bar_ratio=ratio, window=(0.85, 1.18),
-                                        max_pip=max_pip, half_width=size), min_confidence)
+                                        max_pip=max_pip, half_width=size, aspect=aspect),
+                        min_confidence)
     else:
         chosen = []
     tiles = tuple(
