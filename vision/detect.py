@@ -113,6 +113,9 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     else:
         face_mask = region & (grey <= np.percentile(values, 60))
     face_bgr = np.median(patch[face_mask].reshape(-1, 3), axis=0).astype(np.float32)
+    # Bright marks belong on dark faces, dark marks on light ones; anything else is not a divider.
+    if (bar.polarity == "bright") != (float(face_bgr.max()) < 110):
+        return None
     face_lab = cv2.cvtColor(face_bgr.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2LAB)
     lab_patch = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
     distance = np.linalg.norm(lab_patch - face_lab.reshape(3).astype(np.float32), axis=2)

@@ -43,7 +43,7 @@ def find_candidates(image: np.ndarray, bars: list[Bar], *, bar_ratio: float,
                        aspect=aspect)
         if fit is None or fit.score <= 0:
             continue
-        pips = read_pips(image, fit.frame, fit.face_bgr, fit.polarity)
+        pips = read_pips(image, fit.frame, fit.face_bgr, fit.polarity, bar_thickness=bar.thickness)
         if not pips.valid or pips.a > max_pip or pips.b > max_pip:
             continue
         confidence = fit.score * (0.6 + 0.4 * pips.regularity) * context
