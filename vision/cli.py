@@ -19,11 +19,8 @@ def register(subparsers: Any) -> None:
     read.add_argument("images", nargs="+", metavar="IMAGE", help="image files (JPEG, PNG, ...)")
     read.add_argument("--json", action="store_true", help="print one JSON document")
     read.add_argument("--max-pip", type=int, default=6, help="highest pip value of the set (6)")
-    read.add_argument(
-        "--debug",
-        metavar="OUT.png",
-        help="also draw what was seen (one IMAGE: this file; several: OUT-<name>.png)",
-    )
+    read.add_argument("--debug", metavar="OUT.png",
+                      help="also draw what was seen (one IMAGE: this file; several: OUT-<name>.png)")
     read.set_defaults(handler=run_read)
     evaluate = actions.add_parser("eval", help="accuracy of `vision read` on a labelled folder")
     evaluate.add_argument("folder", metavar="DIR", help="a folder with images and labels.json")
@@ -57,7 +54,8 @@ def run_read(args: argparse.Namespace) -> int:
                 raise VisionError(f"{out}: cannot write the debug image")
         if not args.json:
             tiles = " ".join(t.tile for t in view.tiles) or "-"
-            sys.stdout.write(f"{path.name}: {len(view.tiles)} face-up [{tiles}], {view.face_down} face-down")
+            sys.stdout.write(f"{path.name}: {len(view.tiles)} face-up [{tiles}], "
+                             f"{view.face_down} face-down")
             if view.joins:
                 sys.stdout.write(", joins " + " ".join(f"{a}~{b}" for a, b in view.joins))
             sys.stdout.write("\n")
@@ -88,10 +86,8 @@ def run_eval(args: argparse.Namespace) -> int:
         return 0
     for s in scores:
         doc = s.to_json()
-        line = (
-            f"{s.name}: precision {doc['precision']:.3f} recall {doc['recall']:.3f} "
-            f"{'exact' if s.exact else 'inexact'}"
-        )
+        line = (f"{s.name}: precision {doc['precision']:.3f} recall {doc['recall']:.3f} "
+                f"{'exact' if s.exact else 'inexact'}")
         if s.face_down_error is not None:
             line += f" face-down error {s.face_down_error:+d}"
         if s.extra or s.missing:
@@ -100,13 +96,11 @@ def run_eval(args: argparse.Namespace) -> int:
     sys.stdout.write(
         f"total: {total['images']} images, tile precision {total['precision']:.3f}, "
         f"recall {total['recall']:.3f}, exact images {total['exact_images']}/{total['images']} "
-        f"({total['exact_accuracy']:.3f})"
-    )
+        f"({total['exact_accuracy']:.3f})")
     if total["face_down_mean_abs_error"] is not None:
         sys.stdout.write(f", face-down mean abs error {total['face_down_mean_abs_error']}")
     if total["joins_recall"] is not None:
-        sys.stdout.write(
-            f", joins precision {total['joins_precision']:.3f} recall {total['joins_recall']:.3f}"
-        )
+        sys.stdout.write(f", joins precision {total['joins_precision']:.3f} "
+                         f"recall {total['joins_recall']:.3f}")
     sys.stdout.write("\n")
     return 0

@@ -31,20 +31,12 @@ class ImageScore:
     missing: dict[str, int]
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "precision": _ratio(self.true_positives, self.predicted),
-            "recall": _ratio(self.true_positives, self.labelled),
-            "exact": self.exact,
-            "tiles_right": self.true_positives,
-            "tiles_seen": self.predicted,
-            "tiles_labelled": self.labelled,
-            "face_down_error": self.face_down_error,
-            "joins_right": self.joins_right,
-            "joins_labelled": self.joins_labelled,
-            "joins_seen": self.joins_predicted,
-            "extra": self.extra,
-            "missing": self.missing,
-        }
+        return {"precision": _ratio(self.true_positives, self.predicted),
+                "recall": _ratio(self.true_positives, self.labelled), "exact": self.exact,
+                "tiles_right": self.true_positives, "tiles_seen": self.predicted,
+                "tiles_labelled": self.labelled, "face_down_error": self.face_down_error,
+                "joins_right": self.joins_right, "joins_labelled": self.joins_labelled,
+                "joins_seen": self.joins_predicted, "extra": self.extra, "missing": self.missing}
 
 
 def _ratio(part: int, whole: int) -> float:
@@ -70,19 +62,9 @@ def score_image(name: str, seen: dict[str, Any], label: dict[str, Any]) -> Image
         want_joins = Counter(_join_key(j) for j in label["joins"])
         joins_right = sum((got_joins & want_joins).values())
         joins_labelled, joins_predicted = sum(want_joins.values()), sum(got_joins.values())
-    return ImageScore(
-        name,
-        right,
-        sum(got.values()),
-        sum(want.values()),
-        got == want,
-        face_down_error,
-        joins_right,
-        joins_labelled,
-        joins_predicted,
-        dict(got - want),
-        dict(want - got),
-    )
+    return ImageScore(name, right, sum(got.values()), sum(want.values()), got == want,
+                      face_down_error, joins_right, joins_labelled, joins_predicted,
+                      dict(got - want), dict(want - got))
 
 
 def load_labels(folder: str | Path) -> dict[str, dict[str, Any]]:
@@ -110,19 +92,12 @@ def summarise(scores: list[ImageScore]) -> dict[str, Any]:
     joins = [s for s in scores if s.joins_labelled is not None]
     return {
         "images": len(scores),
-        "precision": _ratio(right, seen),
-        "recall": _ratio(right, labelled),
+        "precision": _ratio(right, seen), "recall": _ratio(right, labelled),
         "exact_images": sum(s.exact for s in scores),
         "exact_accuracy": _ratio(sum(s.exact for s in scores), len(scores)),
         "face_down_mean_abs_error": round(sum(face_down) / len(face_down), 3) if face_down else None,
-        "joins_precision": _ratio(
-            sum(s.joins_right or 0 for s in joins), sum(s.joins_predicted or 0 for s in joins)
-        )
-        if joins
-        else None,
-        "joins_recall": _ratio(
-            sum(s.joins_right or 0 for s in joins), sum(s.joins_labelled or 0 for s in joins)
-        )
-        if joins
-        else None,
+        "joins_precision": _ratio(sum(s.joins_right or 0 for s in joins),
+                                  sum(s.joins_predicted or 0 for s in joins)) if joins else None,
+        "joins_recall": _ratio(sum(s.joins_right or 0 for s in joins),
+                               sum(s.joins_labelled or 0 for s in joins)) if joins else None,
     }

@@ -19,7 +19,7 @@ OUTSIDE = (128, 128, 128)
 class TileFrame:
     center: np.ndarray  # float32 (2,) px
     across: np.ndarray  # float32 (2,) unit vector along the short side (the bar)
-    half_width: float  # px, half the short side
+    half_width: float   # px, half the short side
     half_length: float  # px, half the long side
 
     @property
@@ -49,15 +49,8 @@ def frame_from_corners(corners: np.ndarray) -> TileFrame:
     return TileFrame(center, (across / max(width, 1e-6)).astype(np.float32), width / 2, length / 2)
 
 
-def sample(
-    image: np.ndarray,
-    frame: TileFrame,
-    *,
-    pixels_per_half_width: int = 24,
-    extent_x: float = 1.5,
-    extent_y: float = 3.0,
-    interpolation: int = cv2.INTER_LINEAR,
-) -> np.ndarray:
+def sample(image: np.ndarray, frame: TileFrame, *, pixels_per_half_width: int = 24,
+           extent_x: float = 1.5, extent_y: float = 3.0, interpolation: int = cv2.INTER_LINEAR) -> np.ndarray:
     """Upright patch around `frame`: columns span +-extent_x and rows +-extent_y half-widths.
 
     Returns an array of (2 * extent_y * ppw, 2 * extent_x * ppw[, C]) with the frame centre in the
@@ -70,11 +63,5 @@ def sample(
     origin = frame.center - u * (cols - 1) / 2 - n * (rows - 1) / 2
     matrix = np.float32([[u[0], n[0], origin[0]], [u[1], n[1], origin[1]]])
     value = OUTSIDE if image.ndim == 3 else 128
-    return cv2.warpAffine(
-        image,
-        matrix,
-        (cols, rows),
-        flags=interpolation | cv2.WARP_INVERSE_MAP,
-        borderMode=cv2.BORDER_CONSTANT,
-        borderValue=value,
-    )
+    return cv2.warpAffine(image, matrix, (cols, rows), flags=interpolation | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_CONSTANT, borderValue=value)

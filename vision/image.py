@@ -37,10 +37,8 @@ def checked_bgr(image: object, *, name: str = "image") -> np.ndarray:
     if image.size == 0:
         raise VisionError(f"{name}: empty image with shape {image.shape}")
     if min(image.shape[:2]) < MIN_SIDE:
-        raise VisionError(
-            f"{name}: image of {image.shape[1]}x{image.shape[0]} px is too small "
-            f"(at least {MIN_SIDE} px a side)"
-        )
+        raise VisionError(f"{name}: image of {image.shape[1]}x{image.shape[0]} px is too small "
+                          f"(at least {MIN_SIDE} px a side)")
     return np.ascontiguousarray(image)
 
 

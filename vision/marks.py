@@ -17,11 +17,11 @@ import numpy as np
 class Bar:
     """A divider-bar candidate: centre (x, y) px, unit direction along the bar, length, thickness."""
 
-    center: np.ndarray  # float32 (2,)
+    center: np.ndarray   # float32 (2,)
     direction: np.ndarray  # float32 (2,), unit vector along the bar
     length: float
     thickness: float
-    polarity: str  # "dark" (dark marks on a light face) or "bright"
+    polarity: str        # "dark" (dark marks on a light face) or "bright"
 
 
 def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 400) -> float:
@@ -62,9 +62,8 @@ def ink_ratio(image_bgr: np.ndarray, *, polarity: str = "dark", window: int = 31
     channel = image_bgr.min(axis=2) if polarity == "dark" else image_bgr.max(axis=2)
     # The envelope changes slowly, so compute it at a quarter of the size.
     scale = 4 if min(height, width) >= 160 else 1
-    small = cv2.resize(
-        channel, (max(1, width // scale), max(1, height // scale)), interpolation=cv2.INTER_AREA
-    )
+    small = cv2.resize(channel, (max(1, width // scale), max(1, height // scale)),
+                       interpolation=cv2.INTER_AREA)
     k = max(3, (window // scale) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     op = cv2.MORPH_CLOSE if polarity == "dark" else cv2.MORPH_OPEN
@@ -88,17 +87,9 @@ def _line_kernel(length: int, angle_rad: float) -> np.ndarray:
     return kernel
 
 
-def find_bars(
-    ink: np.ndarray,
-    pip_diameter: float,
-    *,
-    threshold: float = 0.4,
-    min_length: float = 1.8,
-    min_elongation: float = 3.0,
-    max_elongation: float = 30.0,
-    angles: int = 12,
-    polarity: str = "dark",
-) -> list[Bar]:
+def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
+              min_length: float = 1.8, min_elongation: float = 3.0, max_elongation: float = 30.0,
+              angles: int = 12, polarity: str = "dark") -> list[Bar]:
     """Straight marks at least `min_length` pips long and `min_elongation` times longer than thick.
 
     Bars often touch the pips beside them or a shadow line. Each large component of `ink > threshold`
@@ -115,7 +106,7 @@ def find_bars(
         if max(w, h) < min_length * pip_diameter:
             continue
         pad = line
-        patch = (labels[y : y + h, x : x + w] == index).astype(np.uint8)
+        patch = (labels[y:y + h, x:x + w] == index).astype(np.uint8)
         patch = cv2.copyMakeBorder(patch, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
         for kernel in kernels:
             opened = cv2.morphologyEx(patch, cv2.MORPH_OPEN, kernel)
@@ -124,13 +115,12 @@ def find_bars(
                 px, py, pw, ph, _ = (int(v) for v in piece_stats[piece])
                 if max(pw, ph) < min_length * pip_diameter * 0.7:
                     continue
-                rect = _rect_of((piece_labels[py : py + ph, px : px + pw] == piece).astype(np.uint8))
+                rect = _rect_of((piece_labels[py:py + ph, px:px + pw] == piece).astype(np.uint8))
                 if rect is None:
                     continue
                 center, direction, length, thickness = rect
                 if length < min_length * pip_diameter or not (
-                    min_elongation <= length / thickness <= max_elongation
-                ):
+                        min_elongation <= length / thickness <= max_elongation):
                     continue
                 offset = np.float32([x + px - pad, y + py - pad])
                 found.append(Bar(center + offset, direction, length, thickness, polarity))
@@ -141,11 +131,8 @@ def _distinct(bars: list[Bar], pip_diameter: float) -> list[Bar]:
     """One bar per place: among candidates within half a pip of each other, the longest."""
     kept: list[Bar] = []
     for bar in sorted(bars, key=lambda b: -b.length):
-        if all(
-            np.linalg.norm(bar.center - other.center) > 0.5 * pip_diameter
-            or abs(float(np.dot(bar.direction, other.direction))) < 0.9
-            for other in kept
-        ):
+        if all(np.linalg.norm(bar.center - other.center) > 0.5 * pip_diameter
+               or abs(float(np.dot(bar.direction, other.direction))) < 0.9 for other in kept):
             kept.append(bar)
     return kept
 

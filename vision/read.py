@@ -43,13 +43,9 @@ class SeenTile:
         return self.a == self.b
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "tile": self.tile,
-            "a": self.a,
-            "b": self.b,
-            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
-            "confidence": round(float(self.confidence), 3),
-        }
+        return {"tile": self.tile, "a": self.a, "b": self.b,
+                "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
+                "confidence": round(float(self.confidence), 3)}
 
 
 @dataclass(frozen=True)
@@ -67,14 +63,11 @@ class TableView:
 
     def to_json(self) -> dict[str, Any]:
         """The per-image document of `vision read --json`."""
-        return {
-            "tiles": [tile.to_json() for tile in self.tiles],
-            "face_down": self.face_down,
-            "joins": [list(pair) for pair in self.joins],
-        }
+        return {"tiles": [tile.to_json() for tile in self.tiles], "face_down": self.face_down,
+                "joins": [list(pair) for pair in self.joins]}
 
 
-def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float = 0.33) -> TableView:
+def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float = 0.22) -> TableView:
     """Read every tile in `image_bgr` (uint8 (H, W, 3) BGR; grey and BGRA are converted).
 
     Raises `VisionError` for None, wrong dtype or shape, or an empty image.
