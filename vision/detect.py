@@ -57,18 +57,46 @@ def _strongest_rise(profile: np.ndarray, centre: float, near: float, far: float,
     return best_offset, best_rise
 
 
+def _strongest_pair(profile: np.ndarray, centre: float, near: float, far: float,
+                    width: int) -> tuple[float, float, float]:
+    """The offset from `centre` where the profile rises most on both sides together.
+
+    Returns (offset px, rise going down-index, rise going up-index).
+    """
+    best = (far, 0.0, 0.0)
+    best_total = -np.inf
+    for offset in range(int(near), int(far) + 1):
+        rises = []
+        for step in (-1, 1):
+            index = round(centre + step * offset)
+            lo, hi = sorted((index - step * width, index))
+            inner = profile[max(0, lo):hi + 1]
+            lo, hi = sorted((index, index + step * width))
+            outer = profile[max(0, lo):hi + 1]
+            rises.append(float(outer.mean() - inner.mean()) if inner.size and outer.size else 0.0)
+        # The weaker side counts double: a real tile has an edge on both sides.
+        total = rises[0] + rises[1] + min(rises)
+        if total > best_total:
+            best_total, best = total, (float(offset), rises[0], rises[1])
+    return best
+
+
 def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
-             window: tuple[float, float] = (0.7, 1.35)) -> TileFit | None:
+             window: tuple[float, float] = (0.7, 1.35), half_width: float | None = None,
+             aspect: float | None = None) -> TileFit | None:
     """Fit the tile whose divider is `bar`, or None when the surroundings cannot be a tile.
 
     Parameters: `image` uint8 (H, W, 3) BGR; `bar_ratio` the bar's length over the tile's width in
     this set (a prior, refined per image by the caller); `window` where to look for each edge, as
     fractions of the position the prior predicts. Each edge is the strongest outward rise of a
-    low-percentile colour-distance profile inside its window.
+    low-percentile colour-distance profile inside its window. `half_width` (px), when given,
+    replaces the guess from the bar's length: every tile of one set has the same size; `aspect`
+    (fitted length over width in this image) then narrows the search for the ends.
     """
     across = bar.direction if (bar.direction[0] > 1e-6 or (
         abs(bar.direction[0]) <= 1e-6 and bar.direction[1] > 0)) else -bar.direction
-    half_width = bar.length / (2 * bar_ratio)
+    if half_width is None:
+        half_width = bar.length / (2 * bar_ratio)
     guess = TileFrame(bar.center, across.astype(np.float32), half_width, 2 * half_width)
     ex, ey = 1.2 * window[1] + 0.1, 2.4 * window[1] + 0.2
     patch = sample(image, guess, pixels_per_half_width=PPW, extent_x=ex, extent_y=ey)
@@ -85,8 +113,12 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     else:
         face_mask = region & (grey <= np.percentile(values, 60))
     face_bgr = np.median(patch[face_mask].reshape(-1, 3), axis=0).astype(np.float32)
+    # Bright marks belong on dark faces, dark marks on light ones; anything else is not a divider.
+    if (bar.polarity == "bright") != (float(face_bgr.max()) < 110):
+        return None
     face_lab = cv2.cvtColor(face_bgr.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2LAB)
-    distance = _face_distance(patch, face_lab.reshape(3).astype(np.float32))
+    lab_patch = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
+    distance = np.linalg.norm(lab_patch - face_lab.reshape(3).astype(np.float32), axis=2)
 
     # Low percentiles across a band ignore pips (a minority of any band) but keep edges and seams.
     band_x = np.abs(xs[0]) < 0.6
@@ -94,26 +126,44 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     along_profile = np.percentile(distance[:, band_x], 20, axis=1)
     across_profile = np.percentile(distance[band_y, :], 20, axis=0)
     width = max(2, PPW // 10)
+    # The divider sits in the middle of the tile both ways, so each pair of opposite edges is found
+    # together: the offset where both sides rise most. This keeps a faint seam at one end (tiles
+    # laid end to end) from pulling the fit off the centre.
     near_x, far_x = window[0] * PPW, window[1] * PPW
-    near_y, far_y = 2 * window[0] * PPW, 2 * window[1] * PPW
-    top, rise_t = _strongest_rise(along_profile, cy, near_y, far_y, -1, width)
-    bottom, rise_b = _strongest_rise(along_profile, cy, near_y, far_y, 1, width)
-    left, rise_l = _strongest_rise(across_profile, cx, near_x, far_x, -1, width)
-    right, rise_r = _strongest_rise(across_profile, cx, near_x, far_x, 1, width)
+    across_offset, rise_l, rise_r = _strongest_pair(across_profile, cx, near_x, far_x, width)
+    half_w = across_offset / PPW
+    # A domino is twice as long as wide; once the set's size is known, hold to that.
+    near_y, far_y = (aspect * 0.94, aspect * 1.06) if aspect else (1.8, 2.3)
+    near_y, far_y = near_y * across_offset, far_y * across_offset
+    along_offset, rise_t, rise_b = _strongest_pair(along_profile, cy, near_y, far_y, width)
+    # Then each edge on its own, close to the pair: real dividers sit a little off the middle.
+    slack_x, slack_y = 0.12 * across_offset, 0.08 * along_offset
+    lo_x, hi_x = across_offset - slack_x, across_offset + slack_x
+    lo_y, hi_y = along_offset - slack_y, along_offset + slack_y
+    left, rise_l = _strongest_rise(across_profile, cx, lo_x, hi_x, -1, width)
+    right, rise_r = _strongest_rise(across_profile, cx, lo_x, hi_x, 1, width)
+    top, rise_t = _strongest_rise(along_profile, cy, lo_y, hi_y, -1, width)
+    bottom, rise_b = _strongest_rise(along_profile, cy, lo_y, hi_y, 1, width)
     t, b, lft, rgt = top / PPW, bottom / PPW, left / PPW, right / PPW
     half_w, half_l = (lft + rgt) / 2, (t + b) / 2
     aspect = half_l / max(half_w, 1e-6)
-    asym_x, asym_y = abs(lft - rgt) / half_w, abs(t - b) / half_l
     scale = guess.half_width
     center = guess.to_image((rgt - lft) / 2, (b - t) / 2)
     frame = TileFrame(center.astype(np.float32), guess.across, half_w * scale, half_l * scale)
     inside = (np.abs(xs - (rgt - lft) / 2) < 0.85 * half_w) & (np.abs(ys - (b - t) / 2) < 0.9 * half_l)
     face_noise = float(np.median(distance[inside]))
     uniform = float(np.mean(distance[inside] < face_noise + 12))
-    edges = min(rise_t, rise_b, rise_l, rise_r)
-    edge_score = float(np.clip(edges / 8.0, 0, 1))
-    shape_score = float(np.clip(1 - max(asym_x, asym_y) - abs(aspect - 2) / 2, 0, 1))
-    score = uniform * (0.5 + 0.5 * edge_score) * shape_score
+    edges = (max(min(rise_t, rise_b), 0) + max(min(rise_l, rise_r), 0)) / 2
+    edge_score = float(np.clip(edges / 6.0, 0, 1))
+    shape_score = float(np.clip(1 - abs(aspect - 2) / 1.5, 0, 1))
+    # Both halves show the same face; a frame straddling a tile and the table does not.
+    halves = []
+    for sign in (-1, 1):
+        half = inside & (sign * (ys - (b - t) / 2) > 0.25 * half_w)
+        halves.append(np.median(lab_patch[half], axis=0) if half.any() else np.zeros(3, np.float32))
+    halves_gap = float(np.linalg.norm((halves[0] - halves[1]) * np.float32([0.2, 1.0, 1.0])))
+    halves_score = float(np.clip(1.0 - (halves_gap - 6.0) / 12.0, 0.0, 1.0))
+    score = uniform * (0.5 + 0.5 * edge_score) * shape_score * halves_score
     return TileFit(frame, face_bgr, bar.polarity, float(score), (rise_t, rise_b, rise_l, rise_r))
 
 
@@ -138,7 +188,7 @@ def bar_context(image: np.ndarray, bar: Bar, half_width: float) -> float:
     side = (np.abs(ys) > thick * 1.5 + 0.05)[:, None] & (np.abs(xs) < 0.7)[None, :]
     above = side & (ys < 0)[:, None]
     below = side & (ys > 0)[:, None]
-    past = ((np.abs(xs) > 1.04) & (np.abs(xs) < 1.16))[None, :] & (np.abs(ys) < max(thick, 0.08))[:, None]
+    past = ((np.abs(xs) > 1.03) & (np.abs(xs) < 1.1))[None, :] & (np.abs(ys) < max(thick, 0.08))[:, None]
     left_end = past & (xs < 0)[None, :]
     right_end = past & (xs > 0)[None, :]
     regions = [above, below, left_end, right_end]

@@ -1,7 +1,7 @@
 """Face-down tiles: tile-sized plain blocks that differ from the table and carry no divider.
 
 The table's colour is the median of the image border (the table fills a calibrated frame); what
-differs from it by more than `threshold` (Lab, lightness weighted half, so shadows count less) and is
+differs from it by more than `threshold` (Lab, lightness weighted 0.3, so shadows count less) and is
 not a face-up tile is a block of backs. A block of k tiles pressed together counts k by its area,
 and its outline is split into k equal boxes along its long side.
 """
@@ -20,7 +20,7 @@ def table_distance(image: np.ndarray, *, border: int = 4) -> np.ndarray:
     edge = np.concatenate([lab[:border].reshape(-1, 3), lab[-border:].reshape(-1, 3),
                            lab[:, :border].reshape(-1, 3), lab[:, -border:].reshape(-1, 3)])
     table = np.median(edge, axis=0)
-    weights = np.float32([0.5, 1.0, 1.0])
+    weights = np.float32([0.3, 1.0, 1.0])
     return np.linalg.norm((lab - table) * weights, axis=2)
 
 
@@ -45,18 +45,22 @@ def find_face_down(image: np.ndarray, face_up: list[TileFrame], *, threshold: fl
         if area < 50 or w * h <= 0 or area / (w * h) < min_fill:
             continue
         blocks.append((area, rect))
+    short_side = 0.0
     if face_up:
         unit = float(np.median([4 * f.half_width * f.half_length for f in face_up]))
+        short_side = float(np.median([2 * f.half_width for f in face_up]))
     else:
         singles = [area for area, rect in blocks
                    if 1.6 <= max(rect[1]) / max(min(rect[1]), 1e-6) <= 2.4]
         if not singles:
             return []
         unit = float(min(singles))
+        short_side = float(np.sqrt(unit / 2))
     found: list[np.ndarray] = []
     for area, rect in blocks:
         count = round(area / unit)
-        if count < 1 or area < 0.6 * unit:
+        # A shadow strip along a row of tiles can have a tile's area but never a tile's width.
+        if count < 1 or area < 0.6 * unit or min(rect[1]) < 0.75 * short_side:
             continue
         found.extend(_split(rect, count))
     return found

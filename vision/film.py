@@ -262,6 +262,31 @@ class GameFilm:
         self.history.append(Truth("new_hand", frames=frames))
         return frames
 
+    def nudge(self, seat: int, shift_mm: float = 4.0, turn_deg: float = 3.0) -> list[Frame]:
+        """A hand straightens a tile of the line of play: it moves a few millimetres, nothing more."""
+        if not self.line.tiles:
+            return self.pass_over(seat)
+        index = int(self.rng.integers(len(self.line.tiles)))
+        old = self.line.tiles[index]
+        target = np.array([old.x, old.y])
+        frames = [
+            self._frame(self.scene(hands=(hand,)))
+            for hand, _ in self._sweep(seat, target, self.approach_frames, True)
+        ]
+        angle = self.rng.uniform(0, 2 * np.pi)
+        self.line.tiles[index] = PlacedTile(
+            old.a,
+            old.b,
+            old.x + shift_mm * math.cos(angle),
+            old.y + shift_mm * math.sin(angle),
+            old.angle + self.rng.uniform(-turn_deg, turn_deg),
+        )
+        for hand, _ in self._sweep(seat, target, self.leave_frames, inward=False):
+            frames.append(self._frame(self.scene(hands=(hand,))))
+        frames += self.still()
+        self.history.append(Truth("nudge", seat, old.name, frames=frames))
+        return frames
+
     def pass_over(self, seat: int, target: tuple[float, float] | None = None, linger: int = 0) -> list[Frame]:
         """A hand reaches over the table (to point, to think, to straighten the line) and leaves,
         changing nothing; `linger` frames it hovers, still moving a little, over the target."""
@@ -290,6 +315,24 @@ class GameFilm:
         frames += self.still()
         self.history.append(Truth("pass_over", seat, frames=frames))
         return frames
+
+
+def small_table() -> TableLayout:
+    """A 500 x 350 mm table seen close up (a camera over the middle of a larger table)."""
+    return TableLayout(
+        width_mm=500.0,
+        height_mm=350.0,
+        marker_mm=36.0,
+        inset_mm=8.0,
+        zones={
+            "boneyard": (60.0, 55.0, 250.0, 110.0),
+            "play": (55.0, 115.0, 445.0, 285.0),
+            "seat0": (120.0, 292.0, 380.0, 348.0),
+            "seat1": (450.0, 60.0, 498.0, 290.0),
+            "seat2": (260.0, 2.0, 440.0, 52.0),
+            "seat3": (2.0, 60.0, 50.0, 290.0),
+        },
+    )
 
 
 def random_plays(

@@ -25,20 +25,28 @@ class Candidate:
 
 
 def find_candidates(image: np.ndarray, bars: list[Bar], *, bar_ratio: float,
-                    window: tuple[float, float], max_pip: int) -> list[Candidate]:
-    """A fitted and read tile for every bar that can be a tile's divider."""
+                    window: tuple[float, float], max_pip: int,
+                    half_width: float | None = None, aspect: float | None = None) -> list[Candidate]:
+    """A fitted and read tile for every bar that can be a tile's divider.
+
+    With `half_width` (the size of this set's tiles in this image, px) every fit starts from it,
+    and a bar whose length does not fit that size (by `bar_ratio`, within 25 %) is no divider.
+    """
     out: list[Candidate] = []
     for bar in bars:
-        context = bar_context(image, bar, bar.length / (2 * bar_ratio))
+        if half_width is not None and abs(bar.length / (2 * half_width) / bar_ratio - 1) > 0.25:
+            continue
+        context = bar_context(image, bar, half_width or bar.length / (2 * bar_ratio))
         if context <= 0:
             continue
-        fit = fit_tile(image, bar, bar_ratio=bar_ratio, window=window)
+        fit = fit_tile(image, bar, bar_ratio=bar_ratio, window=window, half_width=half_width,
+                       aspect=aspect)
         if fit is None or fit.score <= 0:
             continue
-        pips = read_pips(image, fit.frame, fit.face_bgr, fit.polarity)
+        pips = read_pips(image, fit.frame, fit.face_bgr, fit.polarity, bar_thickness=bar.thickness)
         if not pips.valid or pips.a > max_pip or pips.b > max_pip:
             continue
-        confidence = fit.score * (0.6 + 0.4 * pips.regularity) * (0.5 + 0.5 * context)
+        confidence = fit.score * (0.6 + 0.4 * pips.regularity) * context
         out.append(Candidate(bar, fit, pips, confidence))
     return out
 
@@ -49,15 +57,23 @@ def _inside(point: np.ndarray, frame: TileFrame, shrink: float = 0.9) -> bool:
             and abs(float(offset @ frame.along)) < shrink * frame.half_length)
 
 
-def select(candidates: list[Candidate], min_confidence: float) -> list[Candidate]:
+def overlap(first: TileFrame, second: TileFrame) -> float:
+    """Shared area over the smaller tile's area, 0..1."""
+    area, _ = cv2.intersectConvexConvex(first.corners(), second.corners())
+    smaller = 4 * min(first.half_width * first.half_length, second.half_width * second.half_length)
+    return float(area) / max(smaller, 1e-6)
+
+
+def select(candidates: list[Candidate], min_confidence: float, *,
+           max_overlap: float = 0.2) -> list[Candidate]:
     """The best candidate per place: a candidate overlapping a better one is dropped."""
     kept: list[Candidate] = []
     for cand in sorted(candidates, key=lambda c: -c.confidence):
         if cand.confidence < min_confidence:
             continue
         frame = cand.fit.frame
-        if any(_inside(frame.center, k.fit.frame, 0.95) or _inside(k.fit.frame.center, frame, 0.95)
-               or _inside(cand.bar.center, k.fit.frame, 0.85) for k in kept):
+        if any(overlap(frame, k.fit.frame) > max_overlap or _inside(cand.bar.center, k.fit.frame, 0.85)
+               for k in kept):
             continue
         kept.append(cand)
     return kept
@@ -66,11 +82,11 @@ def select(candidates: list[Candidate], min_confidence: float) -> list[Candidate
 def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float) -> TableView:
     original = checked_bgr(image_bgr)
     image = original
+    pip = estimate_pip_diameter(original)
     # A grey margin gives tiles cut by the border (and close crops of one tile) an edge to fit.
     margin = max(8, min(image.shape[:2]) // 10)
     image = cv2.copyMakeBorder(image, margin, margin, margin, margin, cv2.BORDER_CONSTANT,
                                value=(128, 128, 128))
-    pip = estimate_pip_diameter(image)
     bars: list[Bar] = []
     for polarity in ("dark", "bright"):
         ink = ink_ratio(image, polarity=polarity, window=envelope_size(image.shape, pip))
@@ -82,8 +98,11 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float) -> T
     if first:
         ratios = [c.bar.length / (2 * c.fit.frame.half_width) for c in first]
         ratio = float(np.clip(np.median(ratios), 0.45, 0.95))
+        size = float(np.median([c.fit.frame.half_width for c in first]))
+        aspect = float(np.median([c.fit.frame.half_length / c.fit.frame.half_width for c in first]))
         chosen = select(find_candidates(image, bars, bar_ratio=ratio, window=(0.85, 1.18),
-                                        max_pip=max_pip), min_confidence)
+                                        max_pip=max_pip, half_width=size, aspect=aspect),
+                        min_confidence)
     else:
         chosen = []
     tiles = tuple(
@@ -91,7 +110,7 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float) -> T
                  float(c.confidence))
         for c in chosen)
     frames = [c.fit.frame for c in chosen]
-    joins = find_joins(frames, [t.is_double for t in tiles])
+    joins = find_joins(frames, [t.is_double for t in tiles], image=image)
     from vision.facedown import find_face_down
 
     shifted = [TileFrame(f.center - margin, f.across, f.half_width, f.half_length) for f in frames]

@@ -49,16 +49,29 @@ def _filled(mask: np.ndarray) -> np.ndarray:
 
 def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarity: str, *,
               threshold: float = 0.35, divider_band: float = 0.2, rim: float = 0.12,
+              grow: float = 0.0, bar_band: float = 0.14, bar_thickness: float | None = None,
               min_area: float = 0.015, max_pip_area: float = 0.35) -> PipReading:
     """Count pips in each half of the tile at `frame` in `image` (uint8 BGR).
 
     Areas are in squared half-widths: a pip is usually 0.05-0.15. `divider_band` (half-widths
-    either side of the divider) and `rim` (half-widths inside the edge) are ignored.
+    either side of the divider) is ignored, and so is a mark centred further out than `rim`
+    half-widths inside the fitted edge. Fitted edges sit on the inner side of the tile's bevel, so
+    the patch reaches `grow` half-widths beyond them for pips cut by the edge. Marks within
+    `bar_band` half-widths of the divider line are erased first (the bar and a centre pin), or
+    within 0.6 `bar_thickness` (px) of it when the bar's thickness is known.
     """
     length = frame.half_length / frame.half_width
-    patch = sample(image, frame, pixels_per_half_width=PPW, extent_x=1.0, extent_y=length)
+    patch = sample(image, frame, pixels_per_half_width=PPW, extent_x=1.0 + grow, extent_y=length + grow)
     ink = tile_ink(patch, face_bgr, polarity)
     cut = threshold if polarity == "dark" else threshold * 0.7
+    # Clear the divider line so a pip touching the bar is not swallowed by it.
+    rows = ink.shape[0]
+    if bar_thickness is not None:
+        bar_band = max(bar_band, 0.6 * bar_thickness / frame.half_width)
+    band = round(bar_band * PPW)
+    near = round(0.3 * PPW)
+    middle = rows // 2 - near + int(np.argmax(ink[rows // 2 - near:rows // 2 + near + 1].sum(axis=1)))
+    ink[max(0, middle - band):middle + band + 1] = 0
     mask = _filled((ink > cut).astype(np.uint8))
     count, _labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
     rows, cols = mask.shape

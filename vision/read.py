@@ -67,7 +67,7 @@ class TableView:
                 "joins": [list(pair) for pair in self.joins]}
 
 
-def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float = 0.33) -> TableView:
+def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float = 0.22) -> TableView:
     """Read every tile in `image_bgr` (uint8 (H, W, 3) BGR; grey and BGRA are converted).
 
     Raises `VisionError` for None, wrong dtype or shape, or an empty image.

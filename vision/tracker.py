@@ -144,6 +144,7 @@ class Tracker:
         motion_threshold: float = 0.002,
         unexplained_threshold: float = 0.003,
         nudge_tolerance: float = 0.4,
+        reads_per_change: int = 3,
     ) -> None:
         self.reader = reader
         self.calibration = calibration
@@ -151,6 +152,7 @@ class Tracker:
         self.stable_frames, self.spinner = stable_frames, spinner
         self.motion_threshold, self.unexplained_threshold = motion_threshold, unexplained_threshold
         self.nudge_tolerance = nudge_tolerance
+        self.reads_per_change = reads_per_change
         self.tiles: list[_Tile] = []
         self.face_down = 0
         self.ends: dict[str, _End] = {}
@@ -162,6 +164,7 @@ class Tracker:
         self._reference: np.ndarray | None = None
         self._last_read: np.ndarray | None = None
         self._quiet = 0
+        self._tries = 0
 
     # -- geometry --------------------------------------------------------------------------------
 
@@ -217,7 +220,11 @@ class Tracker:
                 return [Resynced(t)]
             return []  # the table looks as committed
         if self._last_read is not None and float(np.mean(self._changed(small, self._last_read, 18))) < 0.0005:
-            return []  # already read this picture and could not explain it
+            if self._tries >= self.reads_per_change:
+                return []  # read this picture enough times and could not explain it
+            self._tries += 1
+        else:
+            self._tries = 1
         self._last_read = small
         self.reads += 1
         view = self.reader(frame)
@@ -254,6 +261,22 @@ class Tracker:
         added = [seen[i] for i in unmatched]
         moved = [(old, new) for old, new in present if np.linalg.norm(new.centre - old.centre) > tol]
         face_down = int(view.face_down)
+        if self._reference is not None:
+            # The reader's claims must agree with the pixels: a tile whose place did not change
+            # since the last commit is still there (a missed read), and a "new" tile where nothing
+            # changed is a misread, never a play.
+            changed = self._changed(small, self._reference, 30)
+            scale = small.shape[1] / frame.shape[1]
+            removed = [tile for tile in removed if self._region_changed(changed, tile.image_corners * scale)]
+            added = [tile for tile in added if self._region_changed(changed, tile.image_corners * scale)]
+            moved = [
+                (old, new)
+                for old, new in moved
+                if self._region_changed(changed, old.image_corners * scale)
+                or self._region_changed(changed, new.image_corners * scale)
+            ]
+            if face_down != self.face_down and not self._boneyard_changed(changed, scale):
+                face_down = self.face_down
         if not self._explained(small, frame.shape, added, removed, [n for _, n in moved], face_down):
             self.rejected += 1
             return []
@@ -327,6 +350,20 @@ class Tracker:
         unexplained = changed & (1 - mask)
         return float(np.mean(unexplained)) <= self.unexplained_threshold
 
+    @staticmethod
+    def _region_changed(changed: np.ndarray, corners: np.ndarray, share: float = 0.12) -> bool:
+        mask = np.zeros(changed.shape, np.uint8)
+        cv2.fillPoly(mask, [np.round(corners).astype(np.int32)], 1)
+        area = int(mask.sum())
+        return area > 0 and float((changed & (mask > 0)).sum()) / area > share
+
+    def _boneyard_changed(self, changed: np.ndarray, scale: float) -> bool:
+        if self.calibration is None or "boneyard" not in self.layout.zones:
+            return True
+        x0, y0, x1, y1 = self.layout.zones["boneyard"]
+        quad = self.calibration.to_image(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])) * scale
+        return self._region_changed(changed, quad, share=0.005)
+
     def _px_per_unit(self) -> float:
         return self.calibration.pixels_per_mm() if self.calibration is not None else 1.0
 
@@ -345,14 +382,19 @@ class Tracker:
             best: tuple[float, _Tile, str, int, np.ndarray] | None = None
             for tile in pending:
                 for name, end in self.ends.items():
+                    # An arm turns a corner only at its own end tile: beside the lead or the spinner
+                    # (which several arms share) a turned position is another arm's straight one.
+                    shared = sum(1 for other in self.ends.values() if other.tile == end.tile) > 1
+                    ways = [(end.direction, end.reach, 0.0)]
+                    if not shared:
+                        ways += [
+                            (_cw(end.direction), end.side, 0.05 * w),
+                            (-_cw(end.direction), end.side, 0.05 * w),
+                        ]
                     for half_index, half in enumerate(tile.halves()):
-                        for direction, offset in (
-                            (end.direction, end.reach),
-                            (_cw(end.direction), end.side),
-                            (-_cw(end.direction), end.side),
-                        ):
+                        for direction, offset, penalty in ways:
                             expected = end.centre + direction * (offset + w / 2)
-                            distance = float(np.linalg.norm(expected - half))
+                            distance = float(np.linalg.norm(expected - half)) + penalty
                             if best is None or distance < best[0]:
                                 best = (distance, tile, name, half_index, direction)
             assert best is not None

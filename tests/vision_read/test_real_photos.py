@@ -29,9 +29,9 @@ def test_photo_tiles_are_mostly_the_labelled_ones(name, views, real_labels):
     seen = Counter(t.tile for t in views[name].tiles)
     wanted = Counter(t["tile"] for t in label["tiles"])
     wrong = sum((seen - wanted).values())
-    # Honest floor, not a goal: at most three misread or invented tiles per photo, no tile twice
+    # Honest floor, not a goal: at most two misread or invented tiles per photo, no tile twice
     # more often than the set allows, and no face-down tiles invented on these face-up scenes.
-    assert wrong <= 3, f"{name}: extra {dict(seen - wanted)}, missing {dict(wanted - seen)}"
+    assert wrong <= 2, f"{name}: extra {dict(seen - wanted)}, missing {dict(wanted - seen)}"
     assert views[name].face_down == label["face_down"]
     for tile in views[name].tiles:
         assert 0 <= tile.a <= 6 and 0 <= tile.b <= 6
@@ -46,9 +46,14 @@ def test_photo_joins_seen_are_labelled_joins(name, views, real_labels):
         assert tuple(sorted(pair)) in labelled, f"{name}: join {pair} is not in the labels"
 
 
-@pytest.mark.parametrize("name", ["jm-3.jpeg", "jm-4.jpeg", "jm-6.jpeg", "jm-7.jpeg",
-                                  "jm-touching-2.png"])
-def test_chains_and_side_by_side_tiles_read_exactly(name, views, real_labels):
+# Every photo but three reads exactly today (jm-2: a tile at a faint seam is missed; jm-single-2-5
+# and jm-touching-4: crops and tiles pressed together under strong side light). A regression
+# floor: the expected tiles and joins come from labels.json.
+EXACT = [n for n in NAMES if n not in ("jm-2.jpeg", "jm-single-2-5.png", "jm-touching-4.png")]
+
+
+@pytest.mark.parametrize("name", EXACT)
+def test_photo_reads_exactly(name, views, real_labels):
     score = score_image(name, views[name].to_json(), real_labels[name])
     assert score.exact, f"{name}: extra {score.extra}, missing {score.missing}"
     assert score.joins_right == score.joins_labelled
@@ -56,5 +61,5 @@ def test_chains_and_side_by_side_tiles_read_exactly(name, views, real_labels):
 
 def test_whole_set_precision_and_recall(views, real_labels):
     total = summarise([score_image(n, views[n].to_json(), real_labels[n]) for n in NAMES])
-    assert total["precision"] >= 0.85
-    assert total["recall"] >= 0.78
+    assert total["precision"] >= 0.97
+    assert total["recall"] >= 0.92

@@ -16,7 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.synth.random_scenes import random_scene
+from vision.synth.random_scenes import random_layout, random_scene
 from vision.synth.scene import Frame, Renderer
 from vision.synth.style import random_style
 
@@ -27,7 +27,7 @@ def render_example(seed: int, size: tuple[int, int] = (1920, 1080), max_pip: int
     """The dataset's image number `seed`: a random style, table and scene."""
     rng = np.random.default_rng(seed)
     style = random_style(rng)
-    scene = random_scene(rng, max_pip=max_pip)
+    scene = random_scene(rng, random_layout(rng), max_pip=max_pip)
     return Renderer(style, size, seed=int(rng.integers(1 << 31)), layout=scene.layout).render(scene, seed)
 
 

@@ -93,17 +93,27 @@ def draw_hand(canvas: np.ndarray, hand: Hand, to_canvas: np.ndarray, shadow_stre
     shape = canvas.shape[:2]
     skin, sleeve = hand_masks(hand, to_canvas, shape)
     cover = np.clip(skin + sleeve, 0, 1)
+    ys, xs = np.nonzero(cover > 0)
+    if len(xs) == 0:
+        return cover
     ppm = float(math.hypot(to_canvas[0, 0], to_canvas[1, 0]))
     drop = hand.height_mm * 0.35 * ppm
+    sigma = max(1.0, hand.height_mm * 0.15 * ppm)
+    reach = int(drop + 3 * sigma) + 2
+    # Work only where the hand or its shadow can be.
+    y0, y1 = max(0, ys.min() - 2), min(shape[0], ys.max() + reach)
+    x0, x1 = max(0, xs.min() - 2), min(shape[1], xs.max() + reach)
+    roi = canvas[y0:y1, x0:x1]
+    c, sk, sl = cover[y0:y1, x0:x1], skin[y0:y1, x0:x1], sleeve[y0:y1, x0:x1]
     shift = np.float32([[1, 0, drop * 0.6], [0, 1, drop]])
-    shadow = cv2.warpAffine(cover, shift, (shape[1], shape[0]))
-    shadow = cv2.GaussianBlur(shadow, (0, 0), max(1.0, hand.height_mm * 0.15 * ppm))
-    canvas *= (1 - shadow_strength * 0.8 * shadow)[..., None]
+    shadow = cv2.warpAffine(c, shift, (c.shape[1], c.shape[0]))
+    shadow = cv2.GaussianBlur(shadow, (0, 0), sigma)
+    roi *= (1 - shadow_strength * 0.8 * shadow)[..., None]
     # Rounded limbs: darker towards their outlines.
-    inner = cv2.distanceTransform((cover > 0.5).astype(np.uint8), cv2.DIST_L2, 3) / ppm
+    inner = cv2.distanceTransform((c > 0.5).astype(np.uint8), cv2.DIST_L2, 3) / ppm
     tone = (0.7 + 0.3 * np.minimum(1.0, inner / 12.0)).astype(np.float32)
-    for mask, colour in ((skin, hand.skin), (sleeve, hand.sleeve)):
+    for mask, colour in ((sk, hand.skin), (sl, hand.sleeve)):
         m = mask[..., None]
-        canvas *= 1 - m
-        canvas += m * tone[..., None] * np.asarray(colour, np.float32)
+        roi *= 1 - m
+        roi += m * tone[..., None] * np.asarray(colour, np.float32)
     return cover

@@ -55,6 +55,21 @@ class Occupancy:
         self.grid |= mask
 
 
+def random_layout(rng: np.random.Generator, smallest: float = 0.5) -> TableLayout:
+    """The default table scaled by a random factor: the camera sees tiles from ~65 to ~130 px long
+    at 1920 x 1080."""
+    base = TableLayout()
+    f = float(rng.uniform(smallest, 1.0))
+    zones = {name: (x0 * f, y0 * f, x1 * f, y1 * f) for name, (x0, y0, x1, y1) in base.zones.items()}
+    return TableLayout(
+        width_mm=base.width_mm * f,
+        height_mm=base.height_mm * f,
+        marker_mm=max(30.0, base.marker_mm * f),
+        inset_mm=base.inset_mm * f,
+        zones=zones,
+    )
+
+
 def random_chain(
     rng: np.random.Generator, layout: TableLayout, pool: list[tuple[int, int]], plays: int, spinner: bool
 ) -> LineOfPlay:

@@ -98,14 +98,14 @@ def face_sprite(style: Style, a: int, b: int, scale: float) -> Sprite:
     half = TILE_WIDTH_MM / 2 * ss
     mid_x, mid_y = TILE_LENGTH_MM / 2 * ss, TILE_WIDTH_MM / 2 * ss
     dark_body = float(np.mean(body)) < 0.4
-    divider: Colour = (0.75, 0.75, 0.75) if dark_body else tuple(c * 0.35 for c in body)  # type: ignore[assignment]
+    divider: Colour = (0.75, 0.75, 0.75) if dark_body else tuple(c * 0.12 for c in body)  # type: ignore[assignment]
     line = np.zeros(colour.shape[:2], np.uint8)
     cv2.line(
         line,
         (_fixed(mid_x), _fixed(mid_y - 0.78 * half)),
         (_fixed(mid_x), _fixed(mid_y + 0.78 * half)),
         255,
-        max(1, round(0.8 * ss)),
+        max(1, round(1.5 * ss)),
         cv2.LINE_AA,
         _SHIFT,
     )
