@@ -200,3 +200,22 @@ class Emulator:
                         self._write(self.board.receive(data, self.clock()))
                         self._changed.notify_all()
                 self._write(self.board.tick(self.clock()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m firmware_bridge.emulator --link PATH`: serve an emulated board until interrupted."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m firmware_bridge.emulator", description=main.__doc__)
+    parser.add_argument("--link", required=True, help="path of the symlink to the pty (the host's port URL)")
+    args = parser.parse_args(argv)
+    stop = threading.Event()
+    with Emulator(link=args.link):
+        print(f"scoreboard emulator on {args.link}", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            stop.wait()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -25,6 +25,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "vision.cli",
     "vision.calib_cli",
     "referee.commands.ledger_cmd",
+    "firmware_bridge.cli",
 )
 
 

@@ -135,7 +135,7 @@ def test_any_single_corrupted_byte_before_framing_is_detected(frame: Frame, data
         decode_frame(cobs.encode(bytes(raw)))
 
 
-@settings(max_examples=3000, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(st.binary(max_size=70), frames.map(Frame.encode), st.just(b"\x00")), max_size=6))
 def test_arbitrary_streams_never_raise(chunks: list[bytes]) -> None:
     protocol = FrameProtocol()

@@ -162,3 +162,13 @@ def test_session_against_board_model_with_lossy_line() -> None:
     assert [record.beep for record in board.beeps] == beeps  # each exactly once, in order
     assert board.state == STATE and session.link_state == LinkState.CONNECTED
     assert session.stats.retries >= 7 and board.duplicates >= 7
+
+
+def test_a_board_that_does_not_speak_version_1_is_reported_and_left_alone() -> None:
+    session = Session(lambda: STATE)
+    [hello] = frames(session.connection_made(0.0))
+    assert session.frame_received(Frame(hello.seq, Nack(NackReason.UNSUPPORTED_VERSION)), 0.01) == b""
+    assert session.link_state == LinkState.INCOMPATIBLE and session.poll(5.0) == b""
+    assert [e.kind for e in session.events] == ["incompatible"]
+    delivery, data = session.submit(Beep(), 5.0)
+    assert data == b"" and delivery.error is not None and "protocol version 1" in str(delivery.error)
