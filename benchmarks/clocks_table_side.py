@@ -3,7 +3,7 @@
 Run: `python -m benchmarks.clocks_table_side` from the project root. Reports
 (1) replay time of a timed 8-hand italian record with the table-side observer against the
 engine's plain replay (the peer), and (2) ledger bookings per second from one process and from
-two processes writing at once (the second as a ratio of the first).
+two processes writing at once (the second as a ratio of the first), best of 3 runs each.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import time
 import timeit
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from referee.leaving import LedgerEntry
 from referee.ledger import Ledger, MatchSettlement, record_hash
@@ -22,29 +23,30 @@ from referee.record import load_record, replay
 from referee.table_observer import replay_with_table
 
 RECORD = Path(__file__).resolve().parents[1] / "tests" / "clocks" / "records" / "italian-clock-in-time.json"
-BOOKINGS = 200
+BOOKINGS = 500
 
 
-def _book(data_dir: str, prefix: str, count: int) -> None:
+def _book(data_dir: str, prefix: str, count: int, barrier: Any) -> tuple[float, float]:
     with Ledger.in_directory(data_dir) as ledger:
+        barrier.wait()
+        start = time.monotonic()  # CLOCK_MONOTONIC: comparable between the processes
         for i in range(count):
             entries = (LedgerEntry(f"{prefix}{i % 8}", "s", "player", Fraction(1)),
                        LedgerEntry("shared", "s", "player", Fraction(-1)))
             ledger.apply(MatchSettlement(record_hash({"m": f"{prefix}{i}"}), "turkish", 0.0, entries),
                          applied_at=0.0)
+        return start, time.monotonic()
 
 
 def bookings_per_second(processes: int) -> float:
+    """Bookings per second while `processes` processes book at once (process start not counted)."""
     with tempfile.TemporaryDirectory() as folder:
         Ledger.in_directory(folder).close()
         ctx = multiprocessing.get_context("spawn")
-        workers = [ctx.Process(target=_book, args=(folder, f"p{n}-", BOOKINGS)) for n in range(processes)]
-        start = time.perf_counter()
-        for worker in workers:
-            worker.start()
-        for worker in workers:
-            worker.join()
-        elapsed = time.perf_counter() - start
+        with ctx.Manager() as manager, ctx.Pool(processes) as pool:
+            barrier = manager.Barrier(processes)
+            spans = pool.starmap(_book, [(folder, f"p{n}-", BOOKINGS, barrier) for n in range(processes)])
+    elapsed = max(end for _, end in spans) - min(start for start, _ in spans)
     return processes * BOOKINGS / elapsed
 
 
@@ -53,8 +55,9 @@ def main() -> None:
     moves = sum(1 for hand in document["hands"] for e in hand["events"] if "play" in e or "pass" in e)
     plain = min(timeit.repeat(lambda: replay(document), number=5, repeat=5)) / 5
     table = min(timeit.repeat(lambda: replay_with_table(document), number=5, repeat=5)) / 5
-    one = bookings_per_second(1)
-    two = bookings_per_second(2)
+    # Commits wait for the disk, and this machine is shared: the best of 3 runs is reported.
+    one = max(bookings_per_second(1) for _ in range(3))
+    two = max(bookings_per_second(2) for _ in range(3))
     print(json.dumps({
         "replay_moves": moves,
         "replay_plain_ms": round(plain * 1000, 2),

@@ -48,14 +48,16 @@ def audit(hand: HandState, revealed: list[list[Tile]]) -> list[str]:
                 findings.append(f"{tile} was revealed by both {names[owners[tile]]} and {names[seat]}")
             owners[tile] = seat
     must_play = hand.rules.must_play
-    for index, (move, values) in enumerate(hand.history):
+    for index, (move, values, count) in enumerate(hand.history):
         if move.kind == PASS:
+            if hand.rules.no_scoring_domino and count == 1:
+                continue  # the last tile may be one that must not go out: the values alone cannot tell
             held = _held_after(hand, move.seat, index, revealed[move.seat])
             matching = sorted({t for t in held if _fits(t, values)})
             if matching:
                 findings.append(f"{names[move.seat]} passed (move {index + 1}) holding "
                                 f"{', '.join(map(str, matching))}, which matched an open end")
-        elif move.kind == DRAW and must_play:
+        elif move.kind == DRAW and must_play and not (hand.rules.no_scoring_domino and count == 1):
             # The drawn tile itself is unknown: two playable tiles prove one was held before.
             held = _held_after(hand, move.seat, index, revealed[move.seat])
             matching = sorted({t for t in held if _fits(t, values)})
@@ -76,18 +78,20 @@ def _audit_lead(hand: HandState, revealed: list[list[Tile]]) -> list[str]:
     assert lead is not None
 
     def rank(tile: Tile) -> tuple[int, int, int]:
-        if hand.lead_needs_double:
-            return (1 if tile.is_double else 0, tile.low if tile.is_double else -1, 0)
-        return (0, tile.pips, tile.high)
+        # any double outranks every other tile; without doubles the heaviest leads
+        return (1, tile.low, 0) if tile.is_double else (0, tile.pips, tile.high)
 
     findings = []
     for seat in range(hand.players):
         dealt = _held_after(hand, seat, -1, revealed[seat])
         if seat == lead_move.seat:
             dealt = [t for t in dealt if t is not lead]
-        better = sorted(t for t in dealt if rank(t) > rank(lead))
-        if better and (not hand.lead_needs_double or better[-1].is_double):
-            what = "the higher double" if hand.lead_needs_double else "a heavier tile"
+        better = sorted((t for t in dealt if rank(t) > rank(lead)), key=rank)
+        if better:
+            best = better[-1]
+            what = "a heavier tile"
+            if best.is_double:
+                what = "the higher double" if lead.is_double else "a double"
             findings.append(f"{hand.names[lead_move.seat]} led {lead} but {hand.names[seat]} was dealt "
-                            f"{better[-1]}, {what}")
+                            f"{best}, {what}")
     return findings

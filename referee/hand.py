@@ -17,6 +17,14 @@ from referee.rules import HIGHEST_DOUBLE, RuleSet
 from referee.tiles import PIP_MASK, TILE_AT, Tile, mask_of, set_size, tiles_in
 
 OUT, BLOCKED = "out", "blocked"
+MAX_SEATS = 4
+# Moves are immutable values, so the engine hands out shared ones instead of allocating:
+# _PLAYS[seat][tile.index * 4 + end], _PASSES[seat], _DRAWS[seat].
+_PLAYS: list[list[Move]] = [
+    [Move(PLAY, seat, tile, end) for tile in TILE_AT for end in range(4)] for seat in range(MAX_SEATS)
+]
+_PASSES: list[Move] = [Move(PASS, seat) for seat in range(MAX_SEATS)]
+_DRAWS: list[Move] = [Move(DRAW, seat) for seat in range(MAX_SEATS)]
 
 
 def describe_ends(line: LineOfPlay) -> str:
@@ -36,7 +44,7 @@ class HandState:
     """The tiles, turn and status of one hand; see the module docstring."""
 
     __slots__ = (
-        "_fives", "_forbid_out", "_next", "_play_again", "_undo", "boneyard_count", "counts",
+        "_fives", "_forbid_out", "_must_play", "_next", "_play_again", "_undo", "boneyard_count", "counts",
         "drawn_playable", "draws", "ends_before", "first_leader", "full", "lead_needs_double", "lead_seat",
         "lead_tile", "line", "masks", "moves", "names", "out_seat", "passes", "players", "reserve",
         "revealed", "rules", "stack", "status", "turn", "void",
@@ -78,13 +86,14 @@ class HandState:
         self.out_seat: int | None = None
         self.draws = [0] * players
         self.moves: list[Move] = []
-        # open end values before each move (kept for the table-mode audit)
-        self.ends_before: list[tuple[int, ...]] = []
+        # the open end values and the mover's tile count before each move (for the table-mode audit)
+        self.ends_before: list[tuple[tuple[int, ...], int]] = []
         self._undo: list[tuple[int | None, int, Tile | None, int]] = []
         self.revealed: list[list[Tile]] | None = None
         self._fives = rules.fives
         self._forbid_out = rules.no_scoring_domino
         self._play_again = rules.play_again
+        self._must_play = rules.must_play
         self._next = [*range(1, players), 0]
 
     def _find_lead(self) -> None:
@@ -111,9 +120,10 @@ class HandState:
         return None if self.masks is None else [tiles_in(mask) for mask in self.masks]
 
     @property
-    def history(self) -> list[tuple[Move, tuple[int, ...]]]:
-        """Moves with the open end values before each (recorded on a real table, for the audit)."""
-        return list(zip(self.moves, self.ends_before, strict=True))
+    def history(self) -> list[tuple[Move, tuple[int, ...], int]]:
+        """Moves with the open end values and the mover's tile count before each (on a real table)."""
+        pairs = zip(self.moves, self.ends_before, strict=True)
+        return [(move, values, count) for move, (values, count) in pairs]
 
     @property
     def over(self) -> bool:
@@ -173,20 +183,20 @@ class HandState:
         drawn = self.drawn_playable
         playable = (1 << drawn.index) if drawn is not None else self.masks[seat] & line.open_mask
         if playable:
-            new, tile_at, append = tuple.__new__, TILE_AT, moves.append
+            plays, append = _PLAYS[seat], moves.append
             values = line.values
             for end in (0, 1, 2, 3) if line.spinner_open else (0, 1):
                 fitting = playable & PIP_MASK[values[end]]
                 while fitting:
                     bit = fitting & -fitting
                     fitting ^= bit
-                    append(new(Move, (PLAY, seat, tile_at[bit.bit_length() - 1], end, None)))
+                    append(plays[(bit.bit_length() - 1) * 4 + end])
             if self._forbid_out and self.counts[seat] == 1:
                 moves = [m for m in moves if not self._forbidden_out(m.tile, m.end)]  # type: ignore[arg-type]
-        if self.boneyard_count > self.reserve and drawn is None and (not moves or not self.rules.must_play):
-            moves.append(Move(DRAW, seat))
+        if self.boneyard_count > self.reserve and drawn is None and (not moves or not self._must_play):
+            moves.append(_DRAWS[seat])
         if not moves:
-            moves.append(tuple.__new__(Move, (PASS, seat, None, None, None)))
+            moves.append(_PASSES[seat])
         return moves
 
     # -- checking --------------------------------------------------------------------------------
@@ -236,30 +246,32 @@ class HandState:
         tile = move.tile
         assert tile is not None
         line = self.line
+        written = f"{move.first}-{tile.other(move.first)}" if move.first is not None else str(tile)
         if tile in line:
-            raise IllegalMoveError(f"{tile} is already on the table")
+            raise IllegalMoveError(f"{written} is already on the table")
         if self.masks is not None and not self.holds(move.seat, tile):
-            raise IllegalMoveError(f"{who} does not hold {tile}")
+            raise IllegalMoveError(f"{who} does not hold {written}")
         if self.counts[move.seat] <= 0:
-            raise IllegalMoveError(f"{who} has no tiles left to play {tile}")
+            raise IllegalMoveError(f"{who} has no tiles left to play {written}")
         if not line.placed:
             if self.lead_tile is not None and tile != self.lead_tile:
                 why = "the highest double" if self.lead_tile.is_double else "the heaviest tile"
-                raise IllegalMoveError(f"{who} must lead {self.lead_tile}, {why}, not {tile}")
+                raise IllegalMoveError(f"{who} must lead {self.lead_tile}, {why}, not {written}")
             if self.lead_needs_double and not tile.is_double:
-                raise IllegalMoveError(f"the lead must be the highest double, and {tile} is not a double")
+                raise IllegalMoveError(f"the lead must be the highest double, and {written} is not a double")
             return Move(PLAY, move.seat, tile, None, move.first)
         if self.drawn_playable is not None and tile != self.drawn_playable and self.rules.must_play:
-            raise IllegalMoveError(f"{who} must play the drawn {self.drawn_playable}, not {tile}")
+            raise IllegalMoveError(f"{who} must play the drawn {self.drawn_playable}, not {written}")
         ends = line.fitting_ends(tile)
         if not ends:
-            raise IllegalMoveError(f"{tile} does not match the open ends {describe_ends(line)}")
+            raise IllegalMoveError(f"{written} does not match the open ends {describe_ends(line)}")
         end = move.end
         if end is not None:
             if line.values[end] < 0:
-                raise IllegalMoveError(f"{tile} cannot go {END_NAMES[end]}: that end is not open")
+                raise IllegalMoveError(f"{written} cannot go {END_NAMES[end]}: that end is not open")
             if end not in ends:
-                raise IllegalMoveError(f"{tile} does not match the {END_NAMES[end]} end ({line.values[end]})")
+                raise IllegalMoveError(
+                    f"{written} does not match the {END_NAMES[end]} end ({line.values[end]})")
         elif len(ends) == 1:
             end = ends[0]
         else:
@@ -271,11 +283,11 @@ class HandState:
             if len(signatures) > 1:
                 names = [END_NAMES[e] for e in ends]
                 listed = ", ".join(names[:-1]) + " and " + names[-1]
-                raise AmbiguousMoveError(f"{tile} fits {listed}: name the end")
+                raise AmbiguousMoveError(f"{written} fits {listed}: name the end")
             end = ends[0]
         if self._forbid_out and self.counts[move.seat] == 1 and self._forbidden_out(tile, end):
             what = "a double" if tile.is_double else "a scoring tile"
-            raise IllegalMoveError(f"{who} may not go out with {what} ({tile}): draw or pass instead")
+            raise IllegalMoveError(f"{who} may not go out with {what} ({written}): draw or pass instead")
         return Move(PLAY, move.seat, tile, end, move.first)
 
     def _forbidden_out(self, tile: Tile, end: int) -> bool:
@@ -299,7 +311,7 @@ class HandState:
         masks = self.masks
         self._undo.append((self.turn, self.passes, self.drawn_playable, -1))
         if masks is None:
-            self.ends_before.append(tuple(line.values))
+            self.ends_before.append((tuple(line.values), self.counts[seat]))
         points = 0
         if kind == PLAY:
             assert tile is not None
@@ -319,7 +331,7 @@ class HandState:
             self.drawn_playable = None
             if counts[seat] == 0:
                 self.status, self.out_seat, self.turn = OUT, seat, None
-            elif not line.open_mask & ~line.mask:
+            elif not line.open_mask & line.set_mask & ~line.mask:
                 self.status, self.turn = BLOCKED, None
             elif self._play_again and (points > 0 or tile.is_double):
                 self.turn = seat
@@ -335,7 +347,7 @@ class HandState:
                     tile = self.stack.pop()
                     move = Move(DRAW, seat, tile)
                 masks[seat] |= tile.bit
-                if self.rules.must_play and line.open_mask & tile.bit:
+                if self._must_play and line.open_mask & tile.bit:
                     self.drawn_playable = tile
             self.boneyard_count -= 1
             self.counts[seat] += 1

@@ -48,7 +48,7 @@ class LineOfPlay:
 
     __slots__ = (
         "arm_length", "end_double", "has_spinner_rule", "lead", "mask", "max_pip", "open_mask", "placed",
-        "spinner_arm", "spinner_at", "spinner_open", "spinner_pip", "tiles_with", "values",
+        "set_mask", "spinner_arm", "spinner_at", "spinner_open", "spinner_pip", "tiles_with", "values",
     )
 
     def __init__(self, *, spinner: bool = False, max_pip: int = 6) -> None:
@@ -66,6 +66,7 @@ class LineOfPlay:
         self.placed: list[Placement] = []
         self.tiles_with: list[int] = [0] * (max_pip + 1)
         self.mask = 0  # bit `tile.index` set for every tile on the table
+        self.set_mask = (1 << ((max_pip + 1) * (max_pip + 2) // 2)) - 1  # the set's tiles: an index prefix
         self.open_mask = 0  # bits of every tile matching an open end, kept current by every change
 
     # -- reading -------------------------------------------------------------------------------
@@ -125,7 +126,7 @@ class LineOfPlay:
         """True when no tile off the table matches any open end (the table alone proves a block)."""
         if not self.placed:
             return False
-        return not self.open_mask & ~self.mask
+        return not self.open_mask & self.set_mask & ~self.mask
 
     def signature(self) -> tuple[object, ...]:
         """What the rules can tell about the layout; equal signatures need no named end (edge case 2)."""

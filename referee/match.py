@@ -38,6 +38,20 @@ def deal(rules: RuleSet, players: int, rng: random.Random) -> tuple[list[list[Ti
             return hands, boneyard
 
 
+def rank_points(totals: Sequence[int], place_points: Sequence[int]) -> list[Fraction]:
+    """Place points by total, lowest first; tied players share their places' points exactly."""
+    order = sorted(range(len(totals)), key=lambda s: totals[s])
+    points = [Fraction(0)] * len(totals)
+    place = 0
+    while place < len(order):
+        tied = [s for s in order if totals[s] == totals[order[place]]]
+        share = Fraction(sum(place_points[place:place + len(tied)]), len(tied))
+        for side in tied:
+            points[side] = share
+        place += len(tied)
+    return points
+
+
 class Match:
     """Scores, hands and the winner of one match; see the module docstring."""
 
@@ -144,7 +158,9 @@ class Match:
         assert hand is not None
         rules = self.rules
         players = len(self.players)
-        pips = [hand.pips(seat) for seat in range(players)] if (hand.masks or hand.revealed) else []
+        # A hand cut short by a target reached mid-hand is not counted (edge case 8), so no pips either.
+        known = hand.masks or hand.revealed
+        pips = [hand.pips(seat) for seat in range(players)] if known and not early else []
         result: dict[str, Any] = {
             "hand": self.hand_index + 1,
             "leader": self.players[hand.lead_seat] if hand.lead_seat is not None else None,
@@ -206,15 +222,7 @@ class Match:
                 loser = 0 if totals[0] > totals[1] else 1
                 points[loser], points[1 - loser] = Fraction(-n), Fraction(n)
         else:
-            place_points = self.rules.place_points(self.side_count)
-            order = sorted(range(self.side_count), key=lambda s: totals[s])
-            place = 0
-            while place < len(order):
-                tied = [s for s in order if totals[s] == totals[order[place]]]
-                share = Fraction(sum(place_points[place:place + len(tied)]), len(tied))
-                for side in tied:
-                    points[side] = share
-                place += len(tied)
+            points = rank_points(totals, self.rules.place_points(self.side_count))
         self.rank_points = points
         best = max(points)
         winners = [s for s in range(self.side_count) if points[s] == best]
@@ -259,4 +267,4 @@ class Match:
         }
 
 
-__all__ = ["HIGHEST_DOUBLE", "Match", "deal", "number"]
+__all__ = ["HIGHEST_DOUBLE", "Match", "deal", "number", "rank_points"]

@@ -37,7 +37,7 @@ from referee.line import END_INDEX, END_NAMES
 from referee.match import Match, number
 from referee.moves import DRAW, PASS, PLAY, IllegalMoveError, Move, RecordError
 from referee.rules import RuleSet, find_rules
-from referee.tiles import Tile
+from referee.tiles import Tile, full_set
 
 
 @dataclass
@@ -270,14 +270,19 @@ class Referee:
             if tile in seen:
                 raise RecordError(f"{tile} is dealt twice")
             seen.add(tile)
+        missing = [str(t) for t in full_set(self.rules.max_pip) if t not in seen]
+        if missing:
+            raise RecordError(f"the deal and boneyard lack {len(missing)} tiles of the set: "
+                              f"{', '.join(missing)}")
         match.start_hand(dealt, boneyard, replace=replace)
         self._replacing = False
         index = match.hand_index
+        findings = [match.hand.void] if match.hand is not None and match.hand.void else []
         self.deals[index] = {
             "dealt": {n: [str(t) for t in h] for n, h in zip(self.players, dealt, strict=True)},
             "boneyard": [str(t) for t in boneyard],
         }
-        return Verdict(ok=True)
+        return Verdict(ok=True, findings=findings)
 
     def _tiles(self, value: object, where: str) -> list[Tile]:
         if not isinstance(value, list):
@@ -300,7 +305,7 @@ class Referee:
         hand = match.hand
         if not isinstance(shown, Mapping):
             raise RecordError(f"'reveal' must map players to their tiles, found {shown!r}")
-        if hand is None or not hand.over:
+        if hand is None or not (hand.over or match.hand_finished):
             raise IllegalMoveError("nothing to reveal: the hand is not over")
         revealed: list[list[Tile]] = [[] for _ in self.players]
         for name, tiles in shown.items():

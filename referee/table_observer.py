@@ -29,6 +29,8 @@ class TableObserver:
         self.side = side
         self.pending: TableVerdict | None = None
         self.derived: list[Mapping[str, Any]] = []
+        # Whether the record has anything for the table side: times, table events, a clock.
+        self.active = False
 
     @classmethod
     def for_record(cls, document: Mapping[str, Any]) -> TableObserver:
@@ -42,6 +44,7 @@ class TableObserver:
         self.pending = None
         if not isinstance(event, Mapping) or any(event is d for d in self.derived):
             return ()
+        self.active = self.active or t is not None or is_table_event(event)
         side = self.side
         if "deal" in event:
             side.new_hand()
@@ -132,13 +135,16 @@ def seat_points(referee: Any) -> dict[str, Fraction] | None:
 
 
 def replay_table(document: Mapping[str, Any]) -> tuple[dict[str, Any], TableObserver, Any]:
-    """`replay` of a record with the table side attached: the report gains a `table` section."""
+    """`replay` of a record with the table side attached; the report gains a `table` section when
+    the record has anything for it (times `t`, table-side events, a `clock`)."""
     from referee.record import replay_with_referee, validate_record
 
     validate_record(document)  # before reading its options and clock
     observer = TableObserver.for_record(document)
+    observer.active = "clock" in document
     referee, report = replay_with_referee(document, (observer,))
-    report["table"] = observer.summary(referee)
+    if observer.active:
+        report["table"] = observer.summary(referee)
     return report, observer, referee
 
 
@@ -146,8 +152,10 @@ def replay_with_table(document: Mapping[str, Any]) -> dict[str, Any]:
     return replay_table(document)[0]
 
 
-def format_table(table: Mapping[str, Any]) -> str:
-    """The `table` section of a replay report, for people."""
+def format_table(table: Mapping[str, Any] | None) -> str:
+    """The `table` section of a replay report, for people (nothing when there is none)."""
+    if table is None:
+        return ""
     lines = [f"clock: {table['clock']}, {len(table['moves'])} timed moves"]
     for timeout in table["timeouts"]:
         lines.append(f"timeout: {timeout['player']} at {timeout['t']:g} s ({timeout['detail']})")

@@ -127,6 +127,7 @@ def settlement_for(document: dict[str, Any], *, source: str,
                    now: float) -> tuple[MatchSettlement, dict[str, Any]]:
     """Referee the record and say what the ledger books for it."""
     report, observer, referee = replay_table(document)
+    report.setdefault("table", observer.summary(referee))
     rules = report["rules"]
     match = report.get("match") or {}
     options = validate_options(rules, document.get("options", {}) or {})
@@ -162,7 +163,7 @@ def run_record(args: argparse.Namespace) -> int:
     document_out = {**booking.as_dict(), "record_hash": settlement.record_hash,
                     "finished": settlement.finished,
                     "bars": {k: _iso(v) for k, v in booking.bars.items()},
-                    "warnings": warnings, "table": report.get("table")}
+                    "warnings": warnings, "table": report["table"]}
     if booking.applied:
         text = f"booked match {booking.match_id} from {args.record}:\n" + "".join(
             f"  {name}: {points}\n" for name, points in booking.points.items())

@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
         json.dump(report, sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")
         return 0
-    sys.stdout.write(format_report(report) + format_table(report["table"]))
+    sys.stdout.write(format_report(report) + format_table(report.get("table")))
     return 0
 
 

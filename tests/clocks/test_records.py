@@ -165,3 +165,10 @@ def test_play_waits_for_continue(capsys: pytest.CaptureFixture[str]) -> None:
     base = replay(load_record(RECORDS / "base" / "turkish-seed-5.json"))["match"]
     assert report["match"]["standings"] == base["standings"]
     assert ledger_points(report)["Efe"] == 2
+
+
+def test_a_record_with_nothing_for_the_table_side_replays_as_before(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    report = replay_json("base/turkish-seed-5.json", capsys)
+    assert "table" not in report
+    assert report == json.loads(json.dumps(replay(load_record(RECORDS / "base" / "turkish-seed-5.json"))))
