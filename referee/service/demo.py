@@ -153,6 +153,11 @@ class Driver:
                 raise DemoError(f"the scoreboard's {button} button was not handled within 10 s")
         self.show()
 
+    def fits(self, tile: str) -> int:
+        """How many ends `tile` fits now (asked between moves, while the consumer is idle)."""
+        core = self.service.core
+        return 0 if core is None else len(core.referee.legal_ends(tile))
+
     def feed(self, kind: str, data: dict[str, Any]) -> None:
         data = {**data, "move": self.move}
         self.service.wait_processed(self.service.feed(Input(kind, data, self.clock(), origin="camera")), 30)

@@ -148,7 +148,7 @@ class Watcher:
 
 
 SMALL_DEMO = ('[table]\nid = "demo"\nrules = "turkish"\nplayers = ["Ayşe", "Burak"]\n'
-              '[table.options]\nhand_size = 5\n[camera]\nwidth = 640\nheight = 360\n')
+              '[table.options]\nhand_size = 5\n[camera]\nwidth = 1280\nheight = 720\n')
 
 
 @dataclass
@@ -161,7 +161,7 @@ class SmallDemo:
 
 @pytest.fixture(scope="session")
 def small_demo(tmp_path_factory: pytest.TempPathFactory) -> SmallDemo:
-    """One short demo match through vision (2 players, 5 tiles, one hand, 640×360), run once."""
+    """One short demo match through vision (2 players, 5 tiles, one hand, 1280×720), run once."""
     import argparse
 
     from referee.service.demo import demo_config, run_demo
