@@ -212,6 +212,12 @@ class MqttLink:
             return self._lock.wait_for(lambda: all(seq is None for seq in self._pending.values()), timeout)
 
     def stop(self, timeout: float = 5.0) -> None:
+        """Deliver what is still unacknowledged (waiting up to `timeout` for the broker), say
+        ``offline`` and disconnect."""
+        with self._lock:
+            waiting = any(seq is not None for seq in self._pending.values())
+        if waiting:
+            self.connected.wait(timeout)
         if self.connected.is_set():
             self.flush(timeout)
             info = self.client.publish(self.settings.topic("status"), "offline", qos=1, retain=True)
