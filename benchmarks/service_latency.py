@@ -72,12 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     from firmware_bridge.scoreboard import Scoreboard
     from referee.config import parse_config
     from referee.service.app import build_table
-    from referee.service.camera import observation_input, quiet_reader
+    from referee.service.camera import demo_camera, observation_input, quiet_reader
     from referee.service.demo import simulated_match
     from referee.service.devices import ScoreboardDisplay
     from referee.service.ports import Input
-    from vision.film import GameFilm
-    from vision.tracker import Tracker
 
     frame_ms = 1000.0 / args.fps
     work = Path(tempfile.mkdtemp(prefix="service-latency-"))
@@ -116,9 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     service.wait_processed(service.feed(Input("start", {}, 0.0)))
     service.wait_processed(service.feed(Input("boneyard", {"count": 0}, 0.0)))
 
-    film = GameFilm(seed=5, size=(width, height), fps=args.fps, approach_frames=4, leave_frames=3,
-                    rest_frames=6)
-    tracker = Tracker(quiet_reader(), stable_frames=3)
+    film, tracker = demo_camera((width, height), seed=5, fps=args.fps, approach_frames=4, leave_frames=3,
+                                rest_frames=6)
     for frame in film.new_hand(boneyard=0):
         tracker.feed(frame.t, frame.image)
     rows: list[dict[str, float]] = []

@@ -117,13 +117,13 @@ def _canonical(tile: str) -> str:
     return f"{a}-{b}"
 
 
-def play_through_vision(driver: Any, record: dict[str, Any], players: list[str], config: Any, *,
-                        video: str | None = None, seed: int = 0) -> VisionReport:
-    """Film every move, read it with the tracker, and feed what vision saw.
+def demo_camera(size: tuple[int, int], seed: int, *, spinner: bool = False, fps: float = 5.0,
+                approach_frames: int = 2, leave_frames: int = 1, rest_frames: int = 4) -> tuple[Any, Any]:
+    """The demo's table and camera: a `GameFilm` and the `Tracker` that reads it.
 
-    After each move the demo's table manager compares what the tracker reported with the film's
-    truth; a move vision missed or misread is corrected by hand (fed as it truly was) and counted,
-    as a person at a real table would fix a misread instead of letting the match go wrong.
+    A plain grey cloth and a pin-less ivory set under even light (what the reader handles well
+    today), filmed close up by a fixed camera whose saved homography is the calibration, as with
+    ``[camera] calibration = "fixed"`` on a real table.
     """
     import numpy as np
 
@@ -133,18 +133,28 @@ def play_through_vision(driver: Any, record: dict[str, Any], players: list[str],
     from vision.synth.style import Style
     from vision.tracker import Tracker
 
+    style = Style(table="plain", table_colour=(0.55, 0.58, 0.60), pin=None, glare=0.0, blur=0.3,
+                  noise=1.5, vignetting=0.1, light_gradient=0.05)
+    film = GameFilm(style, seed=seed, size=size, fps=fps, spinner=spinner, layout=small_table(),
+                    approach_frames=approach_frames, leave_frames=leave_frames, rest_frames=rest_frames)
+    film.renderer = Renderer(style, size, seed=seed, layout=film.layout, markers=False)
+    calibration = Calibration(np.linalg.inv(film.renderer.table_to_image), film.layout, size)
+    tracker = Tracker(quiet_reader(), calibration=calibration, stable_frames=3, spinner=spinner)
+    return film, tracker
+
+
+def play_through_vision(driver: Any, record: dict[str, Any], players: list[str], config: Any, *,
+                        video: str | None = None, seed: int = 0) -> VisionReport:
+    """Film every move, read it with the tracker, and feed what vision saw.
+
+    After each move the demo's table manager compares what the tracker reported with the film's
+    truth; a move vision missed or misread is corrected by hand (fed as it truly was) and counted,
+    as a person at a real table would fix a misread instead of letting the match go wrong.
+    """
     started = time.monotonic()
     width, height = config["camera"]["width"], config["camera"]["height"]
     spinner = config["table"]["rules"] == "all-fives"
-    # The demo's table: a plain grey cloth and a pin-less ivory set under even light, filmed by a
-    # fixed camera whose saved homography is the calibration (`[camera] calibration = "fixed"`).
-    style = Style(table="plain", table_colour=(0.55, 0.58, 0.60), pin=None, glare=0.0, blur=0.3,
-                  noise=1.5, vignetting=0.1, light_gradient=0.05)
-    film = GameFilm(style, seed=seed, size=(width, height), fps=5.0, spinner=spinner, layout=small_table(),
-                    approach_frames=2, leave_frames=1, rest_frames=4)
-    film.renderer = Renderer(style, (width, height), seed=seed, layout=film.layout, markers=False)
-    calibration = Calibration(np.linalg.inv(film.renderer.table_to_image), film.layout, (width, height))
-    tracker = Tracker(quiet_reader(), calibration=calibration, stable_frames=3, spinner=spinner)
+    film, tracker = demo_camera((width, height), seed, spinner=spinner)
     report = VisionReport()
     writer = _VideoWriter(video, (width, height), film.fps) if video else None
     base = driver.clock.START
@@ -217,7 +227,6 @@ def play_through_vision(driver: Any, record: dict[str, Any], players: list[str],
         if writer is not None:
             writer.close()
     report.seconds = time.monotonic() - started
-    _ = np
     return report
 
 
