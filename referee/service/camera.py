@@ -15,7 +15,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from referee.errors import DominoError
 from referee.service.ports import Feed, Input
+
+
+class CameraSettingError(DominoError, ValueError):
+    """The [camera] section names something the camera device cannot use."""
 
 
 def observation_input(observation: Any, at: float) -> Input | None:
@@ -48,8 +53,9 @@ class CameraDevice:
     """Frames from `[camera] source` through the tracker into the table, on one thread."""
 
     def __init__(self, source_spec: str, fps: float, now: Callable[[], float],
-                 on_note: Callable[[str], None] | None = None) -> None:
+                 on_note: Callable[[str], None] | None = None, calibration_file: str | None = None) -> None:
         self.source_spec = source_spec
+        self.calibration_file = calibration_file
         self.fps = fps
         self.now = now
         self.on_note = on_note
@@ -65,7 +71,11 @@ class CameraDevice:
         from vision.sources import open_source
         from vision.tracker import Tracker
 
-        tracker = Tracker(quiet_reader())
+        calibration = None
+        if self.calibration_file:
+            from vision.calibration import Calibration
+            calibration = Calibration.load(self.calibration_file)
+        tracker = Tracker(quiet_reader(), calibration=calibration)
         source = open_source(self.source_spec, fps=self.fps)
         try:
             for _, frame in source:
@@ -98,7 +108,15 @@ def camera_parts(parts: Any, config: Any) -> None:
     if spec == "synthetic":
         parts.notes.append("camera: source 'synthetic' has nothing to film outside the demo; no camera")
         return
-    parts.devices.append(CameraDevice(spec, camera["fps"], time.monotonic))
+    saved = None
+    if camera["calibration"] == "fixed":
+        from pathlib import Path
+
+        saved = camera["calibration_file"] or str(Path(config["storage"]["data_dir"]) / "calibration.json")
+        if not Path(saved).exists():
+            raise CameraSettingError(f"camera.calibration_file: {saved!r} does not exist: run "
+                              "'domino-referee calibrate table PHOTO' first, or use calibration = \"aruco\"")
+    parts.devices.append(CameraDevice(spec, camera["fps"], time.monotonic, calibration_file=saved))
 
 
 @dataclass
