@@ -44,7 +44,16 @@ def run_sequence(
     else:
         style = random_style(rng)
     spinner = bool(rng.random() < 0.3)
-    film = GameFilm(style, seed=seed, size=size, layout=layout, spinner=spinner, rest_frames=6)
+    film = GameFilm(
+        style,
+        seed=seed,
+        size=size,
+        layout=layout,
+        spinner=spinner,
+        approach_frames=3,
+        leave_frames=2,
+        rest_frames=5,
+    )
     film.renderer = Renderer(style, size, seed=seed, layout=layout, markers=False)
     calibration = Calibration(np.linalg.inv(film.renderer.table_to_image), layout, size)
     tracker = Tracker(read_image, calibration=calibration, spinner=spinner)
@@ -76,12 +85,12 @@ def run_sequence(
         for _ in range(int(rng.integers(1, 3))):
             counts["passes"] += 1
             score(
-                feed(film.pass_over(int(rng.integers(4)), linger=int(rng.integers(0, 4)))), during_play=False
+                feed(film.pass_over(int(rng.integers(4)), linger=int(rng.integers(0, 3)))), during_play=False
             )
         counts["plays"] += 1
         missing.append((tile, end))
         score(feed(film.play(seat % 4, tile, end)), during_play=True)
-    score(feed(film.still(6)), during_play=False)
+    score(feed(film.still(5)), during_play=False)
     counts["reads"] = tracker.reads
     return counts
 
@@ -89,7 +98,7 @@ def run_sequence(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sequences", type=int, default=100)
-    parser.add_argument("--plays", type=int, default=3)
+    parser.add_argument("--plays", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--first", type=int, default=0, help="index of the first sequence (to split runs)")
     parser.add_argument("--style", choices=("random", "plain"), default="random")

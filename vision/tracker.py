@@ -280,8 +280,15 @@ class Tracker:
         if not self._explained(small, frame.shape, added, removed, [n for _, n in moved], face_down):
             self.rejected += 1
             return []
-        out: list[Observation] = []
         committed_names = {tile.name for tile in self.tiles}
+        duplicates = [tile for tile in added if tile.name in committed_names]
+        contradictory = (
+            bool(duplicates) or any(old.in_line for old in removed) or any(old.in_line for old, _ in moved)
+        )
+        if contradictory and self._tries < self.reads_per_change:
+            self.rejected += 1  # most often a misread: read the next quiet frame before believing it
+            return []
+        out: list[Observation] = []
         for old in removed:
             if old.in_line:
                 out.extend(self._contradiction(t, f"tile {old.name} left the line of play"))
@@ -297,7 +304,6 @@ class Tracker:
         for old, new in present:
             if (old, new) not in moved and not old.in_line:
                 old.corners, old.image_corners = new.corners, new.image_corners  # a nudge: follow it
-        duplicates = [tile for tile in added if tile.name in committed_names]
         for tile in duplicates:
             out.extend(self._contradiction(t, f"tile {tile.name} seen twice on the table"))
         fresh = [tile for tile in added if tile.name not in committed_names]

@@ -82,3 +82,14 @@ def test_unopenable_files_and_empty_folders(tmp_path) -> None:
         open_source(str(empty))
     with pytest.raises(SourceError, match="does not exist or is not a folder"):
         ImageFolderSource(tmp_path / "missing")
+
+
+def test_synth_spec_films_a_game() -> None:
+    source = open_source("synth:3")
+    frames = []
+    for t, image in source:
+        frames.append((t, image))
+        if len(frames) == 3:
+            break
+    assert [t for t, _ in frames] == [0.0, 0.2, 0.4]
+    assert frames[0][1].shape == (720, 1280, 3)
