@@ -13,6 +13,16 @@ import cv2
 import numpy as np
 
 
+def channel_min(image_bgr: np.ndarray) -> np.ndarray:
+    """(H, W) smallest of the three channels (much faster than `.min(axis=2)`)."""
+    return cv2.min(cv2.min(image_bgr[..., 0], image_bgr[..., 1]), image_bgr[..., 2])
+
+
+def channel_max(image_bgr: np.ndarray) -> np.ndarray:
+    """(H, W) largest of the three channels."""
+    return cv2.max(cv2.max(image_bgr[..., 0], image_bgr[..., 1]), image_bgr[..., 2])
+
+
 @dataclass(frozen=True)
 class Bar:
     """A divider-bar candidate: centre (x, y) px, unit direction along the bar, length, thickness."""
@@ -31,7 +41,7 @@ def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 400) -> flo
     strongest responses (99.7th percentile of sigma^2 * Laplacian) are largest wins, as in
     scikit-image's `blob_log`. A blob of diameter d answers most at sigma = d / (2 sqrt 2).
     """
-    grey = image_bgr.min(axis=2).astype(np.float32)
+    grey = channel_min(image_bgr).astype(np.float32)
     factor = min(1.0, work_side / min(grey.shape))
     if factor < 1.0:
         grey = cv2.resize(grey, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
@@ -59,7 +69,7 @@ def ink_ratio(image_bgr: np.ndarray, *, polarity: str = "dark", window: int = 31
     / 255 (white or coloured marks on dark faces).
     """
     height, width = image_bgr.shape[:2]
-    channel = image_bgr.min(axis=2) if polarity == "dark" else image_bgr.max(axis=2)
+    channel = channel_min(image_bgr) if polarity == "dark" else channel_max(image_bgr)
     # The envelope changes slowly, so compute it at a quarter of the size.
     scale = 4 if min(height, width) >= 160 else 1
     small = cv2.resize(channel, (max(1, width // scale), max(1, height // scale)),
@@ -147,10 +157,13 @@ def _line_kernel(length: int, angle_rad: float) -> np.ndarray:
 
 
 def _rect_of(patch: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float] | None:
-    ys, xs = np.nonzero(patch)
-    if xs.size < 5:
+    contours, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
         return None
-    (cx, cy), (a, b), angle = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+    points = np.concatenate(contours).reshape(-1, 2)
+    if points.shape[0] < 3:
+        return None
+    (cx, cy), (a, b), angle = cv2.minAreaRect(points)
     theta = np.deg2rad(angle)
     if a < b:
         theta += np.pi / 2
