@@ -159,6 +159,19 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     inside = (np.abs(xs - (rgt - lft) / 2) < 0.85 * half_w) & (np.abs(ys - (b - t) / 2) < 0.9 * half_l)
     face_noise = float(np.median(distance[inside]))
     uniform = float(np.mean(distance[inside] < face_noise + 12))
+    # A tile stands out from what lies around it on at least one side; a stretch of wood grain or
+    # felt that happens to hold a dark streak does not.
+    dx, dy = xs - (rgt - lft) / 2, ys - (b - t) / 2
+    weighted = np.linalg.norm((lab_patch - face_lab.reshape(3).astype(np.float32))
+                              * np.float32([0.5, 1.0, 1.0]), axis=2)
+    sides = [
+        (np.abs(dy) < 0.8 * half_l) & (dx > 1.12 * half_w) & (dx < 1.45 * half_w),
+        (np.abs(dy) < 0.8 * half_l) & (dx < -1.12 * half_w) & (dx > -1.45 * half_w),
+        (np.abs(dx) < 0.7 * half_w) & (dy > 1.06 * half_l) & (dy < 1.2 * half_l),
+        (np.abs(dx) < 0.7 * half_w) & (dy < -1.06 * half_l) & (dy > -1.2 * half_l),
+    ]
+    contrast = max((float(np.mean(weighted[side] > 12)) for side in sides if side.any()), default=0.0)
+    surround_score = float(np.clip((contrast - 0.15) / 0.35, 0.0, 1.0))
     edges = (max(min(rise_t, rise_b), 0) + max(min(rise_l, rise_r), 0)) / 2
     edge_score = float(np.clip(edges / 6.0, 0, 1))
     shape_score = float(np.clip(1 - abs(aspect - 2) / 1.5, 0, 1))
@@ -169,7 +182,7 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
         halves.append(np.median(lab_patch[half], axis=0) if half.any() else np.zeros(3, np.float32))
     halves_gap = float(np.linalg.norm((halves[0] - halves[1]) * np.float32([0.2, 1.0, 1.0])))
     halves_score = float(np.clip(1.0 - (halves_gap - 6.0) / 12.0, 0.0, 1.0))
-    score = uniform * (0.5 + 0.5 * edge_score) * shape_score * halves_score
+    score = uniform * (0.5 + 0.5 * edge_score) * shape_score * halves_score * surround_score
     return TileFit(frame, face_bgr, bar.polarity, float(score), (rise_t, rise_b, rise_l, rise_r))
 
 

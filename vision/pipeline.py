@@ -80,7 +80,7 @@ def select(candidates: list[Candidate], min_confidence: float, *,
 
 
 def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
-                 work_pip: float = 12.0) -> TableView:
+                 work_pip: float = 11.0) -> TableView:
     """`read_image` on a checked frame. Frames whose pips are wider than `work_pip` px are read
     shrunk to that size: the answer does not change and the time falls with the square."""
     original = checked_bgr(image_bgr)
