@@ -13,6 +13,16 @@ import cv2
 import numpy as np
 
 
+def channel_min(image_bgr: np.ndarray) -> np.ndarray:
+    """(H, W) smallest of the three channels (much faster than `.min(axis=2)`)."""
+    return cv2.min(cv2.min(image_bgr[..., 0], image_bgr[..., 1]), image_bgr[..., 2])
+
+
+def channel_max(image_bgr: np.ndarray) -> np.ndarray:
+    """(H, W) largest of the three channels."""
+    return cv2.max(cv2.max(image_bgr[..., 0], image_bgr[..., 1]), image_bgr[..., 2])
+
+
 @dataclass(frozen=True)
 class Bar:
     """A divider-bar candidate: centre (x, y) px, unit direction along the bar, length, thickness."""
@@ -24,14 +34,36 @@ class Bar:
     polarity: str        # "dark" (dark marks on a light face) or "bright"
 
 
-def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 400) -> float:
-    """Typical diameter in px of the small dark blobs (pips), from a scale-normalised Laplacian.
+def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, threshold: float = 0.4) -> float:
+    """Typical diameter in px of the pips: the commonest size among round dark marks.
 
-    The image's min-channel is shrunk so its shorter side is about `work_side`; the scale whose
-    strongest responses (99.7th percentile of sigma^2 * Laplacian) are largest wins, as in
-    scikit-image's `blob_log`. A blob of diameter d answers most at sigma = d / (2 sqrt 2).
+    The image is shrunk so its shorter side is at most `work_side`; marks are found with a window
+    of an eighth of that side; round, solid blobs of 6 px or more vote with their diameter on a
+    log scale and the fullest bin wins (pips are the commonest round mark on a domino table;
+    hands, markers and wood grain are few or not round). With fewer than three round marks the
+    scale-normalised Laplacian decides instead, as scikit-image's `blob_log` would.
     """
-    grey = image_bgr.min(axis=2).astype(np.float32)
+    short = min(image_bgr.shape[:2])
+    factor = min(1.0, work_side / short)
+    small = cv2.resize(image_bgr, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA) \
+        if factor < 1.0 else image_bgr
+    ink = ink_ratio(small, polarity="dark", window=max(9, min(small.shape[:2]) // 8) | 1)
+    mask = (ink > threshold).astype(np.uint8)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    w, h, area = stats[1:, 2], stats[1:, 3], stats[1:, 4]
+    round_ = (area >= 6) & (np.maximum(w, h) <= 1.6 * np.minimum(w, h)) & (area >= 0.55 * w * h)
+    diameters = np.log(np.sqrt(4 * area[round_] / np.pi))
+    if diameters.size >= 3:
+        edges = np.arange(np.log(3.0), np.log(400.0), 0.15)
+        counts, _ = np.histogram(diameters, bins=edges)
+        k = int(np.argmax(counts))
+        near = (diameters >= edges[k] - 0.15) & (diameters < edges[k + 1] + 0.15)
+        return float(np.exp(np.median(diameters[near]))) / factor
+    return _laplacian_pip_diameter(image_bgr)
+
+
+def _laplacian_pip_diameter(image_bgr: np.ndarray, work_side: int = 400) -> float:
+    grey = channel_min(image_bgr).astype(np.float32)
     factor = min(1.0, work_side / min(grey.shape))
     if factor < 1.0:
         grey = cv2.resize(grey, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
@@ -59,7 +91,7 @@ def ink_ratio(image_bgr: np.ndarray, *, polarity: str = "dark", window: int = 31
     / 255 (white or coloured marks on dark faces).
     """
     height, width = image_bgr.shape[:2]
-    channel = image_bgr.min(axis=2) if polarity == "dark" else image_bgr.max(axis=2)
+    channel = channel_min(image_bgr) if polarity == "dark" else channel_max(image_bgr)
     # The envelope changes slowly, so compute it at a quarter of the size.
     scale = 4 if min(height, width) >= 160 else 1
     small = cv2.resize(channel, (max(1, width // scale), max(1, height // scale)),
@@ -147,10 +179,13 @@ def _line_kernel(length: int, angle_rad: float) -> np.ndarray:
 
 
 def _rect_of(patch: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float] | None:
-    ys, xs = np.nonzero(patch)
-    if xs.size < 5:
+    contours, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
         return None
-    (cx, cy), (a, b), angle = cv2.minAreaRect(np.column_stack([xs, ys]).astype(np.float32))
+    points = np.concatenate(contours).reshape(-1, 2)
+    if points.shape[0] < 3:
+        return None
+    (cx, cy), (a, b), angle = cv2.minAreaRect(points)
     theta = np.deg2rad(angle)
     if a < b:
         theta += np.pi / 2

@@ -79,10 +79,19 @@ def select(candidates: list[Candidate], min_confidence: float, *,
     return kept
 
 
-def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float) -> TableView:
+def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
+                 work_pip: float = 11.0) -> TableView:
+    """`read_image` on a checked frame. Frames whose pips are wider than `work_pip` px are read
+    shrunk to that size: the answer does not change and the time falls with the square."""
     original = checked_bgr(image_bgr)
-    image = original
     pip = estimate_pip_diameter(original)
+    scale = min(1.0, work_pip / pip)
+    if scale < 0.95:
+        original = cv2.resize(original, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        pip *= scale
+    else:
+        scale = 1.0
+    image = original
     # A grey margin gives tiles cut by the border (and close crops of one tile) an edge to fit.
     margin = max(8, min(image.shape[:2]) // 10)
     image = cv2.copyMakeBorder(image, margin, margin, margin, margin, cv2.BORDER_CONSTANT,
@@ -106,18 +115,18 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float) -> T
     else:
         chosen = []
     tiles = tuple(
-        SeenTile(tile_name(c.pips.a, c.pips.b), c.pips.a, c.pips.b, c.fit.frame.corners() - margin,
-                 float(c.confidence))
+        SeenTile(tile_name(c.pips.a, c.pips.b), c.pips.a, c.pips.b,
+                 ((c.fit.frame.corners() - margin) / scale).astype(np.float32), float(c.confidence))
         for c in chosen)
     frames = [c.fit.frame for c in chosen]
-    joins = find_joins(frames, [t.is_double for t in tiles], image=image)
+    joins = find_joins(frames, [t.is_double for t in tiles])
     from vision.facedown import find_face_down
 
     shifted = [TileFrame(f.center - margin, f.across, f.half_width, f.half_length) for f in frames]
     face_down = find_face_down(original, shifted)
     return TableView(
         tiles=tiles,
-        face_down_corners=tuple(face_down),
+        face_down_corners=tuple((corners / scale).astype(np.float32) for corners in face_down),
         joins=tuple((tiles[j.first].tile, tiles[j.second].tile) for j in joins),
         join_halves=tuple((j.first, j.first_half, j.second, j.second_half) for j in joins),
     )

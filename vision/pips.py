@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import TileFrame, sample
+from vision.marks import channel_max, channel_min
 
 PPW = 32
 
@@ -32,10 +33,10 @@ class PipReading:
 def tile_ink(patch_bgr: np.ndarray, face_bgr: np.ndarray, polarity: str) -> np.ndarray:
     """float32 (H, W) in [0, 1]: how far each pixel departs from the face towards the marks."""
     if polarity == "dark":
-        channel = patch_bgr.min(axis=2).astype(np.float32)
+        channel = channel_min(patch_bgr).astype(np.float32)
         face = max(float(face_bgr.min()), 1.0)
         return np.clip(1.0 - channel / face, 0.0, 1.0)
-    channel = patch_bgr.max(axis=2).astype(np.float32)
+    channel = channel_max(patch_bgr).astype(np.float32)
     face = float(face_bgr.max())
     return np.clip((channel - face) / max(255.0 - face, 1.0), 0.0, 1.0)
 
