@@ -2,8 +2,8 @@
 (`firmware_bridge.scoreboard.Scoreboard`, any pyserial URL or ``emulator://``) and the Pi's GPIO
 (gpiozero buttons, buzzer and LEDs; ``pin_factory = "mock"`` runs them anywhere).
 
-Buttons, on the board or on GPIO: Start, Pass and Continue do what they say; holding Continue for
-a second is Undo (the table manager fixing a misread); a seat's "done" button claims the lead for
+Buttons, on the board or on GPIO: Start, Pass and Continue do what they say; holding Start for a
+second is Undo (the table manager fixing a misread); a seat's "done" button claims the lead for
 that seat when the rules let the holder of the highest double lead.
 """
 
@@ -27,8 +27,10 @@ def board_text(text: str, width: int = 16) -> str:
 
 
 def button_input(name: str, held: bool, players: tuple[str, ...], now: float) -> Input | None:
-    if name == "continue" and held:
-        return Input("undo", {}, now, origin="button")
+    """A button press as an input. A held button first reports its press, then that it is held:
+    holding Start is Undo (its press changes nothing while a match runs); other holds add nothing."""
+    if held:
+        return Input("undo", {}, now, origin="button") if name == "start" else None
     if name in ("start", "pass", "continue"):
         return Input(name, {}, now, origin="button")
     if name.startswith("done-") and name[5:].isdigit() and int(name[5:]) < len(players):

@@ -122,7 +122,7 @@ def test_match_on_the_emulated_board_survives_an_unplug(tmp_path: Path, broker: 
 def test_gpio_buttons_and_buzzer_on_mock_pins() -> None:
     config = parse_config({"gpio": {"enabled": True, "pin_factory": "mock", "player_pins": [5, 6],
                                     "bounce_ms": 0}}, environ={})
-    panel = GpioPanel.from_config(config["gpio"])
+    panel = GpioPanel.from_config(config["gpio"], hold_seconds=0.05)
     adapter = GpioAdapter(panel, ("Ayşe", "Burak"), lambda: 1.5)
     inputs: queue.Queue[Input] = queue.Queue()
     adapter.start(inputs.put)
@@ -135,6 +135,11 @@ def test_gpio_buttons_and_buzzer_on_mock_pins() -> None:
         seat.drive_low()
         seat.drive_high()
         assert inputs.get(timeout=5) == Input("lead", {"player": "Burak"}, 1.5, origin="button")
+        start = panel.buttons["start"].device.pin
+        start.drive_low()                       # held: its press, then Undo
+        assert inputs.get(timeout=5).kind == "start"
+        assert inputs.get(timeout=5) == Input("undo", {}, 1.5, origin="button")
+        start.drive_high()
         buzzer = panel.buzzer.pin
         buzzer.clear_states()
         adapter.signal("error")
