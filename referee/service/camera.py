@@ -13,6 +13,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from referee.errors import DominoError
@@ -128,6 +129,7 @@ class VisionReport:
     seconds: float = 0.0
     frames: int = 0
     failures: list[str] = field(default_factory=list)
+    unfilmed: list[str] = field(default_factory=list)
 
 
 def _canonical(tile: str) -> str:
@@ -177,8 +179,13 @@ def play_through_vision(driver: Any, record: dict[str, Any], players: list[str],
     writer = _VideoWriter(video, (width, height), film.fps) if video else None
     base = driver.clock.START
 
-    def film_move(frames: Sequence[Any], truth: list[Input], what: str) -> None:
+    def film_move(shoot: Callable[[], Sequence[Any]], truth: list[Input], what: str) -> None:
         live = driver.next_move()
+        try:
+            frames = shoot()
+        except ValueError as error:  # the renderer cannot show it (a boneyard too big for its zone)
+            frames = []
+            report.unfilmed.append(f"{what}: {error}")
         if not live:
             # A resumed demo re-films the moves its log already holds (the film keeps the table's
             # layout) but the restarted camera only sees the table as it is from now on.
@@ -212,8 +219,8 @@ def play_through_vision(driver: Any, record: dict[str, Any], players: list[str],
             boneyard = list(hand.get("boneyard", []))
             held = {name: list(tiles) for name, tiles in hand.get("dealt", {}).items()}
             tracker.new_hand()
-            film_move(film.new_hand(boneyard=len(boneyard)), [Input("boneyard", {"count": len(boneyard)})],
-                      "a new hand is dealt")
+            deal = [Input("boneyard", {"count": len(boneyard)})]
+            film_move(partial(film.new_hand, boneyard=len(boneyard)), deal, "a new hand is dealt")
             if hand.get("leader") and driver.next_move():
                 driver.press(f"done-{players.index(hand['leader'])}", "lead")
             for event in hand["events"]:
@@ -223,12 +230,13 @@ def play_through_vision(driver: Any, record: dict[str, Any], players: list[str],
                     tile = str(event["play"])
                     held[player] = [t for t in held[player] if _canonical(t) != _canonical(tile)]
                     truth = [Input("placed", {"tile": tile, "end": event.get("end")})]
-                    film_move(film.play(seat, tile, event.get("end")), truth, f"{player} plays {tile}")
+                    film_move(partial(film.play, seat, tile, event.get("end")), truth,
+                              f"{player} plays {tile}")
                 elif "draw" in event:
                     drawn = event["draw"] if isinstance(event["draw"], str) else boneyard[0]
                     boneyard.remove(drawn)
                     held[player].append(drawn)
-                    film_move(film.draw(seat), [Input("boneyard", {"count": len(boneyard)})],
+                    film_move(partial(film.draw, seat), [Input("boneyard", {"count": len(boneyard)})],
                               f"{player} draws")
                 elif "pass" in event and driver.next_move():
                     driver.press("pass", "pass")
@@ -240,7 +248,8 @@ def play_through_vision(driver: Any, record: dict[str, Any], players: list[str],
                 if held.get(name):
                     tiles = sorted(held[name])
                     truth = [Input("revealed", {"zone": f"seat{seat}", "tiles": tiles})]
-                    film_move(film.reveal(seat, tiles), truth, f"{name} reveals {len(tiles)} tiles")
+                    film_move(partial(film.reveal, seat, tiles), truth,
+                              f"{name} reveals {len(tiles)} tiles")
     finally:
         if writer is not None:
             writer.close()

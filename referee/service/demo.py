@@ -303,6 +303,9 @@ def _vision_notes(report: Any, video: str | None) -> list[str]:
     notes += [f"  corrected by the table manager: {c}" for c in report.corrected[:5]]
     if len(report.corrected) > 5:
         notes.append(f"  ... and {len(report.corrected) - 5} more corrections")
+    if report.unfilmed:
+        notes.append(f"the renderer could not film {len(report.unfilmed)} move(s), first: "
+                     f"{report.unfilmed[0]} (fed as they truly were)")
     if report.failures:
         notes.append(f"vision raised on {len(report.failures)} frame(s), first: {report.failures[0]}")
     if video:
