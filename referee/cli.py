@@ -20,6 +20,10 @@ COMMAND_MODULES: tuple[str, ...] = (
     "referee.commands.config_cmd",
     "referee.commands.replay_cmd",
     "referee.commands.simulate_cmd",
+    "referee.commands.run_cmd",
+    "referee.commands.demo_cmd",
+    "vision.cli",
+    "vision.calib_cli",
     "referee.commands.ledger_cmd",
     "firmware_bridge.cli",
 )

@@ -1,0 +1,129 @@
+"""Tracker on filmed synthetic games: false plays from hands over the table, plays found.
+
+    python -m benchmarks.vision_tracker [--sequences 100] [--plays 3] [--seed 0] [--style random|plain]
+
+Each sequence films a fresh hand (a boneyard), then plays chosen at random from the legal ones,
+with hands reaching over the table (some lingering) between them, and feeds every frame to a
+`Tracker` using the real reader (`vision.read.read_image`). A false play is a `TilePlaced` that
+matches no real play not yet reported; a play is found when a `TilePlaced` names its tile and its
+end (`late` when that happens only after the next hand's pass began). The camera's homography
+is the film's own (the marker-free calibration a fixed camera would save).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from vision.calibration import Calibration
+from vision.film import GameFilm, random_plays, small_table
+from vision.read import read_image
+from vision.synth.scene import Renderer
+from vision.synth.style import Style, random_style
+from vision.tracker import TilePlaced, Tracker
+
+
+def run_sequence(
+    seed: int, plays: int, style_kind: str, size: tuple[int, int] = (1280, 720)
+) -> dict[str, int]:
+    rng = np.random.default_rng(seed)
+    layout = small_table()
+    if style_kind == "plain":
+        style = Style(
+            table="plain",
+            table_colour=(0.55, 0.58, 0.60),
+            pin=None,
+            glare=0.0,
+            blur=0.3,
+            noise=1.5,
+            vignetting=0.1,
+            light_gradient=0.05,
+        )
+    else:
+        style = random_style(rng)
+    spinner = bool(rng.random() < 0.3)
+    film = GameFilm(
+        style,
+        seed=seed,
+        size=size,
+        layout=layout,
+        spinner=spinner,
+        approach_frames=3,
+        leave_frames=2,
+        rest_frames=5,
+    )
+    film.renderer = Renderer(style, size, seed=seed, layout=layout, markers=False)
+    calibration = Calibration(np.linalg.inv(film.renderer.table_to_image), layout, size)
+    tracker = Tracker(read_image, calibration=calibration, spinner=spinner)
+    counts = {"plays": 0, "found": 0, "late": 0, "wrong_end": 0, "false_plays": 0, "passes": 0, "frames": 0}
+    missing: list[tuple[str, str | None]] = []  # real plays not reported yet
+
+    def score(observed: list[TilePlaced], during_play: bool) -> None:
+        for o in observed:
+            match = [p for p in missing if p[0] == o.tile]
+            if not match:
+                counts["false_plays"] += 1
+                continue
+            missing.remove(match[0])
+            if o.end != match[0][1]:
+                counts["wrong_end"] += 1
+            else:
+                counts["found"] += 1
+                counts["late"] += 0 if during_play else 1
+
+    def feed(frames: list) -> list[TilePlaced]:
+        placed = []
+        for frame in frames:
+            counts["frames"] += 1
+            placed += [o for o in tracker.feed(frame.t, frame.image) if isinstance(o, TilePlaced)]
+        return placed
+
+    feed(film.new_hand(boneyard=int(rng.integers(0, 6))))
+    for seat, (tile, end) in enumerate(random_plays(rng, plays, spinner)):
+        for _ in range(int(rng.integers(1, 3))):
+            counts["passes"] += 1
+            score(
+                feed(film.pass_over(int(rng.integers(4)), linger=int(rng.integers(0, 3)))), during_play=False
+            )
+        counts["plays"] += 1
+        missing.append((tile, end))
+        score(feed(film.play(seat % 4, tile, end)), during_play=True)
+    score(feed(film.still(5)), during_play=False)
+    counts["reads"] = tracker.reads
+    return counts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sequences", type=int, default=100)
+    parser.add_argument("--plays", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--first", type=int, default=0, help="index of the first sequence (to split runs)")
+    parser.add_argument("--style", choices=("random", "plain"), default="random")
+    args = parser.parse_args()
+    totals: dict[str, int] = {}
+    start = time.perf_counter()
+    for k in range(args.first, args.first + args.sequences):
+        counts = run_sequence(args.seed + k, args.plays, args.style)
+        for key, value in counts.items():
+            totals[key] = totals.get(key, 0) + value
+        print(f"sequence {k}: {counts}", flush=True)
+    elapsed = time.perf_counter() - start
+    print(
+        f"\n{args.sequences} sequences, {totals['frames']} frames, {totals['passes']} hand passes, "
+        f"{totals['reads']} reads ({totals['reads'] / max(1, totals['frames']):.1%} of frames)"
+    )
+    print(f"false plays: {totals['false_plays']}")
+    print(
+        f"plays found with the right end: {totals['found']} / {totals['plays']} "
+        f"({totals['late']} of them late, {totals['wrong_end']} with a wrong end)"
+    )
+    print(
+        f"{elapsed:.1f} s, {elapsed / max(1, totals['frames']) * 1000:.0f} ms per frame including rendering"
+    )
+
+
+if __name__ == "__main__":
+    main()

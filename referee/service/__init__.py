@@ -1,0 +1,1 @@
+"""The referee service: devices, the event log, MQTT and the one consumer that drives the engine."""

@@ -1,0 +1,106 @@
+"""`domino-referee vision read IMAGE... [--json] [--debug OUT.png]` and `vision eval DIR [--json]`.
+
+OpenCV is imported inside the handlers so that `domino-referee --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    vision = subparsers.add_parser("vision", help="read tiles from still photos; measure accuracy")
+    actions = vision.add_subparsers(dest="vision_command", metavar="ACTION", required=True)
+    read = actions.add_parser("read", help="list the tiles seen in each IMAGE")
+    read.add_argument("images", nargs="+", metavar="IMAGE", help="image files (JPEG, PNG, ...)")
+    read.add_argument("--json", action="store_true", help="print one JSON document")
+    read.add_argument("--max-pip", type=int, default=6, help="highest pip value of the set (6)")
+    read.add_argument("--debug", metavar="OUT.png",
+                      help="also draw what was seen (one IMAGE: this file; several: OUT-<name>.png)")
+    read.set_defaults(handler=run_read)
+    evaluate = actions.add_parser("eval", help="accuracy of `vision read` on a labelled folder")
+    evaluate.add_argument("folder", metavar="DIR", help="a folder with images and labels.json")
+    evaluate.add_argument("--json", action="store_true", help="print one JSON document")
+    evaluate.add_argument("--max-pip", type=int, default=6, help="highest pip value of the set (6)")
+    evaluate.set_defaults(handler=run_eval)
+
+
+def _debug_path(base: str, image: Path, several: bool) -> Path:
+    path = Path(base)
+    return path.with_name(f"{path.stem}-{image.stem}{path.suffix or '.png'}") if several else path
+
+
+def run_read(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.debug import draw_view
+    from vision.errors import VisionError
+    from vision.image import load_image
+    from vision.read import read_image
+
+    documents: dict[str, Any] = {}
+    for name in args.images:
+        path = Path(name)
+        image = load_image(path)
+        view = read_image(image, max_pip=args.max_pip)
+        documents[path.name] = view.to_json()
+        if args.debug:
+            out = _debug_path(args.debug, path, len(args.images) > 1)
+            if not cv2.imwrite(str(out), draw_view(image, view)):
+                raise VisionError(f"{out}: cannot write the debug image")
+        if not args.json:
+            tiles = " ".join(t.tile for t in view.tiles) or "-"
+            sys.stdout.write(f"{path.name}: {len(view.tiles)} face-up [{tiles}], "
+                             f"{view.face_down} face-down")
+            if view.joins:
+                sys.stdout.write(", joins " + " ".join(f"{a}~{b}" for a, b in view.joins))
+            sys.stdout.write("\n")
+    if args.json:
+        json.dump({"images": documents}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    return 0
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    from vision.errors import VisionError
+    from vision.evaluate import load_labels, score_image, summarise
+    from vision.image import load_image
+    from vision.read import read_image
+
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        raise VisionError(f"{folder}: not a folder")
+    labels = load_labels(folder)
+    scores = []
+    for name, label in sorted(labels.items()):
+        view = read_image(load_image(folder / name), max_pip=args.max_pip)
+        scores.append(score_image(name, view.to_json(), label))
+    total = summarise(scores)
+    if args.json:
+        json.dump({"images": {s.name: s.to_json() for s in scores}, "total": total}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    for s in scores:
+        doc = s.to_json()
+        line = (f"{s.name}: precision {doc['precision']:.3f} recall {doc['recall']:.3f} "
+                f"{'exact' if s.exact else 'inexact'}")
+        if s.face_down_error is not None:
+            line += f" face-down error {s.face_down_error:+d}"
+        if s.extra or s.missing:
+            line += f" extra {s.extra} missing {s.missing}"
+        sys.stdout.write(line + "\n")
+    sys.stdout.write(
+        f"total: {total['images']} images, tile precision {total['precision']:.3f}, "
+        f"recall {total['recall']:.3f}, exact images {total['exact_images']}/{total['images']} "
+        f"({total['exact_accuracy']:.3f})")
+    if total["face_down_mean_abs_error"] is not None:
+        sys.stdout.write(f", face-down mean abs error {total['face_down_mean_abs_error']}")
+    if total["joins_recall"] is not None:
+        sys.stdout.write(f", joins precision {total['joins_precision']:.3f} "
+                         f"recall {total['joins_recall']:.3f}")
+    sys.stdout.write("\n")
+    return 0

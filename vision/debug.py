@@ -1,0 +1,39 @@
+"""A picture of what `read_image` saw, for checking a real table by eye."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.geometry import frame_from_corners
+from vision.read import TableView
+
+
+def draw_view(image_bgr: np.ndarray, view: TableView) -> np.ndarray:
+    """A copy of the image with outlines (green, a-half edge thicker), values, confidence and joins."""
+    out = image_bgr.copy()
+    scale = max(1.0, min(out.shape[:2]) / 600)
+    thick = max(1, round(2 * scale))
+    for tile in view.tiles:
+        corners = np.round(tile.corners).astype(np.int32)
+        colour = (0, 200, 0) if tile.confidence >= 0.5 else (0, 200, 255)
+        cv2.polylines(out, [corners], True, colour, thick)
+        cv2.line(out, tuple(corners[0]), tuple(corners[1]), (255, 0, 255), thick * 2)
+        frame = frame_from_corners(tile.corners)
+        for value, sign in ((tile.a, -1), (tile.b, 1)):
+            at = frame.center + sign * frame.along * frame.half_length * 0.5
+            cv2.putText(out, str(value), (int(at[0]), int(at[1])), cv2.FONT_HERSHEY_SIMPLEX,
+                        0.8 * scale, (0, 0, 255), thick, cv2.LINE_AA)
+        label = f"{tile.tile} {tile.confidence:.2f}"
+        at = corners.min(axis=0)
+        cv2.putText(out, label, (int(at[0]), int(at[1]) - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * scale,
+                    (255, 0, 0), thick, cv2.LINE_AA)
+    for corners in view.face_down_corners:
+        cv2.polylines(out, [np.round(corners).astype(np.int32)], True, (128, 0, 128), thick)
+    for first, _, second, _ in view.join_halves:
+        p = frame_from_corners(view.tiles[first].corners).center
+        q = frame_from_corners(view.tiles[second].corners).center
+        cv2.line(out, (int(p[0]), int(p[1])), (int(q[0]), int(q[1])), (255, 255, 0), thick)
+    cv2.putText(out, f"face-up {len(view.tiles)}  face-down {view.face_down}", (10, int(30 * scale)),
+                cv2.FONT_HERSHEY_SIMPLEX, 0.8 * scale, (0, 0, 255), thick, cv2.LINE_AA)
+    return out

@@ -1,0 +1,221 @@
+"""From divider-bar candidates to tile frames: fit each tile's edges around its bar.
+
+A face-up tile is found through its divider bar: the bar gives the centre, the orientation and a
+first guess of the size (the bar spans most of the short side). The edges are then found in an
+upright patch by walking out from the centre along median colour-distance profiles: a median over
+a band ignores pips and keeps lines that cross the whole band, such as a tile's edge or the seam
+between two touching tiles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.geometry import TileFrame, sample
+from vision.marks import Bar, channel_max, channel_min
+
+BAR_TO_WIDTH = 0.72  # typical bar length / tile width, a prior only
+PPW = 40             # px per half-width in the patches used to fit edges
+
+
+@dataclass(frozen=True)
+class TileFit:
+    """A tile frame fitted around a bar, with how well the fit went."""
+
+    frame: TileFrame
+    face_bgr: np.ndarray  # float32 (3,), median face colour
+    polarity: str
+    score: float          # 0..1, how tile-like the surroundings of the bar are
+    edge_rises: tuple[float, float, float, float]  # a-end, b-end, left, right: Lab distance steps
+
+
+def _face_distance(patch_bgr: np.ndarray, face_lab: np.ndarray) -> np.ndarray:
+    lab = cv2.cvtColor(patch_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
+    return np.linalg.norm(lab - face_lab, axis=2)
+
+
+def _rises(profile: np.ndarray, centre: float, offsets: np.ndarray, step: int, width: int) -> np.ndarray:
+    """Outward rise at each offset from `centre` going `step`: the mean over `width` px beyond the
+    point minus the mean over `width` px before it (so a thin seam and a wide step both count).
+    Points whose windows leave the profile get -inf."""
+    n = profile.size
+    sums = np.concatenate([[0.0], np.cumsum(profile, dtype=np.float64)])
+    index = np.rint(centre + step * offsets).astype(np.int64)
+    inner_lo, inner_hi = (index - width, index) if step > 0 else (index, index + width)
+    outer_lo, outer_hi = (index, index + width) if step > 0 else (index - width, index)
+    valid = (np.minimum(inner_lo, outer_lo) >= 0) & (np.maximum(inner_hi, outer_hi) < n)
+    inner_lo, inner_hi = np.clip(inner_lo, 0, n - 1), np.clip(inner_hi, 0, n - 1)
+    outer_lo, outer_hi = np.clip(outer_lo, 0, n - 1), np.clip(outer_hi, 0, n - 1)
+    inner = (sums[inner_hi + 1] - sums[inner_lo]) / (inner_hi - inner_lo + 1)
+    outer = (sums[outer_hi + 1] - sums[outer_lo]) / (outer_hi - outer_lo + 1)
+    return np.where(valid, outer - inner, -np.inf)
+
+
+def _strongest_rise(profile: np.ndarray, centre: float, near: float, far: float, step: int,
+                    width: int) -> tuple[float, float]:
+    """Where, between `near` and `far` px from `centre` going `step`, the profile rises most outward.
+
+    Returns (offset in px from centre, rise).
+    """
+    offsets = np.arange(int(near), int(far) + 1, dtype=np.float64)
+    if offsets.size == 0:
+        return float(far), 0.0
+    rises = _rises(profile, centre, offsets, step, width)
+    best = int(np.argmax(rises))
+    if not np.isfinite(rises[best]):
+        return float(far), 0.0
+    return float(offsets[best]), float(rises[best])
+
+
+def _strongest_pair(profile: np.ndarray, centre: float, near: float, far: float,
+                    width: int) -> tuple[float, float, float]:
+    """The offset from `centre` where the profile rises most on both sides together.
+
+    Returns (offset px, rise going down-index, rise going up-index). The weaker side counts double:
+    a real tile has an edge on both sides.
+    """
+    offsets = np.arange(int(near), int(far) + 1, dtype=np.float64)
+    if offsets.size == 0:
+        return float(far), 0.0, 0.0
+    down = _rises(profile, centre, offsets, -1, width)
+    up = _rises(profile, centre, offsets, 1, width)
+    down, up = np.where(np.isfinite(down), down, 0.0), np.where(np.isfinite(up), up, 0.0)
+    total = down + up + np.minimum(down, up)
+    best = int(np.argmax(total))
+    return float(offsets[best]), float(down[best]), float(up[best])
+
+
+def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
+             window: tuple[float, float] = (0.7, 1.35), half_width: float | None = None,
+             aspect: float | None = None) -> TileFit | None:
+    """Fit the tile whose divider is `bar`, or None when the surroundings cannot be a tile.
+
+    Parameters: `image` uint8 (H, W, 3) BGR; `bar_ratio` the bar's length over the tile's width in
+    this set (a prior, refined per image by the caller); `window` where to look for each edge, as
+    fractions of the position the prior predicts. Each edge is the strongest outward rise of a
+    low-percentile colour-distance profile inside its window. `half_width` (px), when given,
+    replaces the guess from the bar's length: every tile of one set has the same size; `aspect`
+    (fitted length over width in this image) then narrows the search for the ends.
+    """
+    across = bar.direction if (bar.direction[0] > 1e-6 or (
+        abs(bar.direction[0]) <= 1e-6 and bar.direction[1] > 0)) else -bar.direction
+    if half_width is None:
+        half_width = bar.length / (2 * bar_ratio)
+    guess = TileFrame(bar.center, across.astype(np.float32), half_width, 2 * half_width)
+    ex, ey = 1.2 * window[1] + 0.1, 2.4 * window[1] + 0.2
+    patch = sample(image, guess, pixels_per_half_width=PPW, extent_x=ex, extent_y=ey)
+    rows, cols = patch.shape[:2]
+    cy, cx = (rows - 1) / 2, (cols - 1) / 2
+    yy, xx = np.mgrid[0:rows, 0:cols]
+    xs, ys = (xx - cx) / PPW, (yy - cy) / PPW   # in guessed half-widths
+    grey = (channel_min(patch) if bar.polarity == "dark" else channel_max(patch)).astype(np.float32)
+    region = (np.abs(xs) < 0.8) & (np.abs(ys) > 0.15) & (np.abs(ys) < 1.8)
+    values = grey[region]
+    if bar.polarity == "dark":
+        face_mask = region & (grey >= np.percentile(values, 40))
+    else:
+        face_mask = region & (grey <= np.percentile(values, 60))
+    face_bgr = np.median(patch[face_mask].reshape(-1, 3), axis=0).astype(np.float32)
+    # Bright marks belong on dark faces, dark marks on light ones; anything else is not a divider.
+    if (bar.polarity == "bright") != (float(face_bgr.max()) < 110):
+        return None
+    face_lab = cv2.cvtColor(face_bgr.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2LAB)
+    lab_patch = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
+    distance = np.linalg.norm(lab_patch - face_lab.reshape(3).astype(np.float32), axis=2)
+
+    # Low percentiles across a band ignore pips (a minority of any band) but keep edges and seams.
+    band_x = np.abs(xs[0]) < 0.6
+    band_y = (np.abs(ys[:, 0]) < 1.7) & (np.abs(ys[:, 0]) > 0.2)
+    along_profile = np.percentile(distance[:, band_x], 20, axis=1)
+    across_profile = np.percentile(distance[band_y, :], 20, axis=0)
+    width = max(2, PPW // 10)
+    # The divider sits in the middle of the tile both ways, so each pair of opposite edges is found
+    # together: the offset where both sides rise most. This keeps a faint seam at one end (tiles
+    # laid end to end) from pulling the fit off the centre.
+    near_x, far_x = window[0] * PPW, window[1] * PPW
+    across_offset, rise_l, rise_r = _strongest_pair(across_profile, cx, near_x, far_x, width)
+    half_w = across_offset / PPW
+    # A domino is twice as long as wide; once the set's size is known, hold to that.
+    near_y, far_y = (aspect * 0.94, aspect * 1.06) if aspect else (1.8, 2.3)
+    near_y, far_y = near_y * across_offset, far_y * across_offset
+    along_offset, rise_t, rise_b = _strongest_pair(along_profile, cy, near_y, far_y, width)
+    # Then each edge on its own, close to the pair: real dividers sit a little off the middle.
+    slack_x, slack_y = 0.12 * across_offset, 0.08 * along_offset
+    lo_x, hi_x = across_offset - slack_x, across_offset + slack_x
+    lo_y, hi_y = along_offset - slack_y, along_offset + slack_y
+    left, rise_l = _strongest_rise(across_profile, cx, lo_x, hi_x, -1, width)
+    right, rise_r = _strongest_rise(across_profile, cx, lo_x, hi_x, 1, width)
+    top, rise_t = _strongest_rise(along_profile, cy, lo_y, hi_y, -1, width)
+    bottom, rise_b = _strongest_rise(along_profile, cy, lo_y, hi_y, 1, width)
+    t, b, lft, rgt = top / PPW, bottom / PPW, left / PPW, right / PPW
+    half_w, half_l = (lft + rgt) / 2, (t + b) / 2
+    aspect = half_l / max(half_w, 1e-6)
+    scale = guess.half_width
+    center = guess.to_image((rgt - lft) / 2, (b - t) / 2)
+    frame = TileFrame(center.astype(np.float32), guess.across, half_w * scale, half_l * scale)
+    inside = (np.abs(xs - (rgt - lft) / 2) < 0.85 * half_w) & (np.abs(ys - (b - t) / 2) < 0.9 * half_l)
+    face_noise = float(np.median(distance[inside]))
+    uniform = float(np.mean(distance[inside] < face_noise + 12))
+    # A tile stands out from what lies around it on at least one side; a stretch of wood grain or
+    # felt that happens to hold a dark streak does not.
+    dx, dy = xs - (rgt - lft) / 2, ys - (b - t) / 2
+    weighted = np.linalg.norm((lab_patch - face_lab.reshape(3).astype(np.float32))
+                              * np.float32([0.5, 1.0, 1.0]), axis=2)
+    sides = [
+        (np.abs(dy) < 0.8 * half_l) & (dx > 1.12 * half_w) & (dx < 1.45 * half_w),
+        (np.abs(dy) < 0.8 * half_l) & (dx < -1.12 * half_w) & (dx > -1.45 * half_w),
+        (np.abs(dx) < 0.7 * half_w) & (dy > 1.06 * half_l) & (dy < 1.2 * half_l),
+        (np.abs(dx) < 0.7 * half_w) & (dy < -1.06 * half_l) & (dy > -1.2 * half_l),
+    ]
+    contrast = max((float(np.mean(weighted[side] > 12)) for side in sides if side.any()), default=0.0)
+    surround_score = float(np.clip((contrast - 0.15) / 0.35, 0.0, 1.0))
+    edges = (max(min(rise_t, rise_b), 0) + max(min(rise_l, rise_r), 0)) / 2
+    edge_score = float(np.clip(edges / 6.0, 0, 1))
+    shape_score = float(np.clip(1 - abs(aspect - 2) / 1.5, 0, 1))
+    # Both halves show the same face; a frame straddling a tile and the table does not.
+    halves = []
+    for sign in (-1, 1):
+        half = inside & (sign * (ys - (b - t) / 2) > 0.25 * half_w)
+        halves.append(np.median(lab_patch[half], axis=0) if half.any() else np.zeros(3, np.float32))
+    halves_gap = float(np.linalg.norm((halves[0] - halves[1]) * np.float32([0.2, 1.0, 1.0])))
+    halves_score = float(np.clip(1.0 - (halves_gap - 6.0) / 12.0, 0.0, 1.0))
+    score = uniform * (0.5 + 0.5 * edge_score) * shape_score * halves_score * surround_score
+    return TileFit(frame, face_bgr, bar.polarity, float(score), (rise_t, rise_b, rise_l, rise_r))
+
+
+def bar_context(image: np.ndarray, bar: Bar, half_width: float) -> float:
+    """How much the bar's surroundings look like one face: 0 (no) .. 1 (yes).
+
+    A divider has the same face on both sides and the face continues past both of its ends. The
+    edge of a tile (face on one side, table on the other) and the seam between two tiles (table
+    past its ends) fail this.
+    """
+    frame = TileFrame(bar.center, bar.direction, bar.length / 2, bar.length / 2)
+    ppw = 24
+    # Upright patch: columns along the bar (in half bar lengths), rows across it.
+    extent_x = 1.0 + 0.45 * half_width / (bar.length / 2)
+    extent_y = 0.6 * half_width / (bar.length / 2)
+    patch = sample(image, frame, pixels_per_half_width=ppw, extent_x=extent_x, extent_y=extent_y)
+    lab = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
+    rows, cols = lab.shape[:2]
+    xs = (np.arange(cols) - (cols - 1) / 2) / ppw
+    ys = (np.arange(rows) - (rows - 1) / 2) / ppw
+    thick = max(bar.thickness / bar.length, 0.05)
+    side = (np.abs(ys) > thick * 1.5 + 0.05)[:, None] & (np.abs(xs) < 0.7)[None, :]
+    above = side & (ys < 0)[:, None]
+    below = side & (ys > 0)[:, None]
+    past = ((np.abs(xs) > 1.03) & (np.abs(xs) < 1.1))[None, :] & (np.abs(ys) < max(thick, 0.08))[:, None]
+    left_end = past & (xs < 0)[None, :]
+    right_end = past & (xs > 0)[None, :]
+    regions = [above, below, left_end, right_end]
+    if any(region.sum() < 3 for region in regions):
+        return 0.0
+    colours = [np.median(lab[region], axis=0) for region in regions]
+    reference = (colours[0] + colours[1]) / 2
+    # Lightness varies across a lit face; hue and saturation much less.
+    weights = np.float32([0.5, 1.0, 1.0])
+    worst = max(float(np.linalg.norm((c - reference) * weights)) for c in colours)
+    return float(np.clip(1.0 - (worst - 8.0) / 20.0, 0.0, 1.0))

@@ -1,0 +1,194 @@
+"""Marks: the pips and divider bars that stand out from a tile's face.
+
+A mark is a pixel much darker (or, on black tiles, much brighter) than the local face around it.
+Darkness is measured as a ratio to a local upper envelope of the image, so it does not depend on
+the light level; the envelope is a grey closing computed at reduced resolution to stay fast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+
+def channel_min(image_bgr: np.ndarray) -> np.ndarray:
+    """(H, W) smallest of the three channels (much faster than `.min(axis=2)`)."""
+    return cv2.min(cv2.min(image_bgr[..., 0], image_bgr[..., 1]), image_bgr[..., 2])
+
+
+def channel_max(image_bgr: np.ndarray) -> np.ndarray:
+    """(H, W) largest of the three channels."""
+    return cv2.max(cv2.max(image_bgr[..., 0], image_bgr[..., 1]), image_bgr[..., 2])
+
+
+@dataclass(frozen=True)
+class Bar:
+    """A divider-bar candidate: centre (x, y) px, unit direction along the bar, length, thickness."""
+
+    center: np.ndarray   # float32 (2,)
+    direction: np.ndarray  # float32 (2,), unit vector along the bar
+    length: float
+    thickness: float
+    polarity: str        # "dark" (dark marks on a light face) or "bright"
+
+
+def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, threshold: float = 0.4) -> float:
+    """Typical diameter in px of the pips: the commonest size among round dark marks.
+
+    The image is shrunk so its shorter side is at most `work_side`; marks are found with a window
+    of an eighth of that side; round, solid blobs of 6 px or more vote with their diameter on a
+    log scale and the fullest bin wins (pips are the commonest round mark on a domino table;
+    hands, markers and wood grain are few or not round). With fewer than three round marks the
+    scale-normalised Laplacian decides instead, as scikit-image's `blob_log` would.
+    """
+    short = min(image_bgr.shape[:2])
+    factor = min(1.0, work_side / short)
+    small = cv2.resize(image_bgr, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA) \
+        if factor < 1.0 else image_bgr
+    ink = ink_ratio(small, polarity="dark", window=max(9, min(small.shape[:2]) // 8) | 1)
+    mask = (ink > threshold).astype(np.uint8)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    w, h, area = stats[1:, 2], stats[1:, 3], stats[1:, 4]
+    round_ = (area >= 6) & (np.maximum(w, h) <= 1.6 * np.minimum(w, h)) & (area >= 0.55 * w * h)
+    diameters = np.log(np.sqrt(4 * area[round_] / np.pi))
+    if diameters.size >= 3:
+        edges = np.arange(np.log(3.0), np.log(400.0), 0.15)
+        counts, _ = np.histogram(diameters, bins=edges)
+        k = int(np.argmax(counts))
+        near = (diameters >= edges[k] - 0.15) & (diameters < edges[k + 1] + 0.15)
+        return float(np.exp(np.median(diameters[near]))) / factor
+    return _laplacian_pip_diameter(image_bgr)
+
+
+def _laplacian_pip_diameter(image_bgr: np.ndarray, work_side: int = 400) -> float:
+    grey = channel_min(image_bgr).astype(np.float32)
+    factor = min(1.0, work_side / min(grey.shape))
+    if factor < 1.0:
+        grey = cv2.resize(grey, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+    best_sigma, best_response = 1.0, -np.inf
+    sigma = 1.0
+    while sigma < min(grey.shape) / 10:
+        blurred = cv2.GaussianBlur(grey, (0, 0), sigma)
+        response = float(np.percentile(cv2.Laplacian(blurred, cv2.CV_32F, ksize=3), 99.7)) * sigma**2
+        if response > best_response:
+            best_sigma, best_response = sigma, response
+        sigma *= 1.25
+    return best_sigma * 2 * np.sqrt(2) / factor
+
+
+def envelope_size(shape: tuple[int, ...], pip_diameter: float) -> int:
+    """Side of the closing window: about four pips, at most half the shorter side (odd, >= 9)."""
+    return max(9, min(int(4 * pip_diameter), min(shape[:2]) // 2)) | 1
+
+
+def ink_ratio(image_bgr: np.ndarray, *, polarity: str = "dark", window: int = 31) -> np.ndarray:
+    """How much each pixel stands out from its local face, as float32 (H, W) in [0, 1].
+
+    `dark`: 1 - min-channel / local maximum of the min-channel (dark or coloured marks on light
+    faces: a coloured pip is dark in at least one channel). `bright`: (max-channel - local minimum)
+    / 255 (white or coloured marks on dark faces).
+    """
+    height, width = image_bgr.shape[:2]
+    channel = channel_min(image_bgr) if polarity == "dark" else channel_max(image_bgr)
+    # The envelope changes slowly, so compute it at a quarter of the size.
+    scale = 4 if min(height, width) >= 160 else 1
+    small = cv2.resize(channel, (max(1, width // scale), max(1, height // scale)),
+                       interpolation=cv2.INTER_AREA)
+    k = max(3, (window // scale) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    op = cv2.MORPH_CLOSE if polarity == "dark" else cv2.MORPH_OPEN
+    envelope = cv2.morphologyEx(small, op, kernel)
+    envelope = cv2.GaussianBlur(envelope, (0, 0), max(1.0, k / 6))
+    envelope = cv2.resize(envelope, (width, height), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+    channel = channel.astype(np.float32)
+    if polarity == "dark":
+        envelope = np.maximum(envelope, channel)
+        return np.clip(1.0 - channel / np.maximum(envelope, 1.0), 0.0, 1.0)
+    envelope = np.minimum(envelope, channel)
+    return np.clip((channel - envelope) / 255.0, 0.0, 1.0)
+
+
+def _line_kernel(length: int, angle_rad: float) -> np.ndarray:
+    size = max(3, length | 1)
+    kernel = np.zeros((size, size), np.uint8)
+    c = size // 2
+    dx, dy = np.cos(angle_rad) * (length - 1) / 2, np.sin(angle_rad) * (length - 1) / 2
+    cv2.line(kernel, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1, 1)
+    return kernel
+
+
+def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
+              min_length: float = 1.8, min_elongation: float = 3.0, max_elongation: float = 30.0,
+              angles: int = 12, polarity: str = "dark") -> list[Bar]:
+    """Straight marks at least `min_length` pips long and `min_elongation` times longer than thick.
+
+    Bars often touch the pips beside them or a shadow line. Each large component of `ink > threshold`
+    is opened with a line of 1.6 pip diameters at `angles` orientations: a round pip does not hold
+    such a line and vanishes, a bar does, and each orientation keeps only what runs along it.
+    """
+    mask = (ink > threshold).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    line = max(5, round(1.6 * pip_diameter))
+    kernels = [_line_kernel(line, np.pi * i / angles) for i in range(angles)]
+    found: list[Bar] = []
+    for index in range(1, count):
+        x, y, w, h, _area = (int(v) for v in stats[index])
+        if max(w, h) < min_length * pip_diameter:
+            continue
+        pad = line
+        patch = (labels[y:y + h, x:x + w] == index).astype(np.uint8)
+        patch = cv2.copyMakeBorder(patch, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+        for kernel in kernels:
+            opened = cv2.morphologyEx(patch, cv2.MORPH_OPEN, kernel)
+            pieces, piece_labels, piece_stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
+            for piece in range(1, pieces):
+                px, py, pw, ph, _ = (int(v) for v in piece_stats[piece])
+                if max(pw, ph) < min_length * pip_diameter * 0.7:
+                    continue
+                rect = _rect_of((piece_labels[py:py + ph, px:px + pw] == piece).astype(np.uint8))
+                if rect is None:
+                    continue
+                center, direction, length, thickness = rect
+                if length < min_length * pip_diameter or not (
+                        min_elongation <= length / thickness <= max_elongation):
+                    continue
+                offset = np.float32([x + px - pad, y + py - pad])
+                found.append(Bar(center + offset, direction, length, thickness, polarity))
+    return _distinct(found, pip_diameter)
+
+
+def _distinct(bars: list[Bar], pip_diameter: float) -> list[Bar]:
+    """One bar per place: among candidates within half a pip of each other, the longest."""
+    kept: list[Bar] = []
+    for bar in sorted(bars, key=lambda b: -b.length):
+        if all(np.linalg.norm(bar.center - other.center) > 0.5 * pip_diameter
+               or abs(float(np.dot(bar.direction, other.direction))) < 0.9 for other in kept):
+            kept.append(bar)
+    return kept
+
+
+def _line_kernel(length: int, angle_rad: float) -> np.ndarray:
+    size = max(3, length | 1)
+    kernel = np.zeros((size, size), np.uint8)
+    c = size // 2
+    dx, dy = np.cos(angle_rad) * (length - 1) / 2, np.sin(angle_rad) * (length - 1) / 2
+    cv2.line(kernel, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1, 1)
+    return kernel
+
+
+def _rect_of(patch: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float] | None:
+    contours, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    points = np.concatenate(contours).reshape(-1, 2)
+    if points.shape[0] < 3:
+        return None
+    (cx, cy), (a, b), angle = cv2.minAreaRect(points)
+    theta = np.deg2rad(angle)
+    if a < b:
+        theta += np.pi / 2
+    a, b = max(a, b) + 1.0, min(a, b) + 1.0
+    direction = np.float32([np.cos(theta), np.sin(theta)])
+    return np.float32([cx, cy]), direction, float(a), float(b)

@@ -1,0 +1,135 @@
+"""The stages of `read_image` in order; see `vision.read` for the public API."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.detect import TileFit, bar_context, fit_tile
+from vision.geometry import TileFrame
+from vision.image import checked_bgr
+from vision.layout import find_joins
+from vision.marks import Bar, envelope_size, estimate_pip_diameter, find_bars, ink_ratio
+from vision.pips import PipReading, read_pips
+from vision.read import SeenTile, TableView, tile_name
+
+
+@dataclass(frozen=True)
+class Candidate:
+    bar: Bar
+    fit: TileFit
+    pips: PipReading
+    confidence: float
+
+
+def find_candidates(image: np.ndarray, bars: list[Bar], *, bar_ratio: float,
+                    window: tuple[float, float], max_pip: int,
+                    half_width: float | None = None, aspect: float | None = None) -> list[Candidate]:
+    """A fitted and read tile for every bar that can be a tile's divider.
+
+    With `half_width` (the size of this set's tiles in this image, px) every fit starts from it,
+    and a bar whose length does not fit that size (by `bar_ratio`, within 25 %) is no divider.
+    """
+    out: list[Candidate] = []
+    for bar in bars:
+        if half_width is not None and abs(bar.length / (2 * half_width) / bar_ratio - 1) > 0.25:
+            continue
+        context = bar_context(image, bar, half_width or bar.length / (2 * bar_ratio))
+        if context <= 0:
+            continue
+        fit = fit_tile(image, bar, bar_ratio=bar_ratio, window=window, half_width=half_width,
+                       aspect=aspect)
+        if fit is None or fit.score <= 0:
+            continue
+        pips = read_pips(image, fit.frame, fit.face_bgr, fit.polarity, bar_thickness=bar.thickness)
+        if not pips.valid or pips.a > max_pip or pips.b > max_pip:
+            continue
+        confidence = fit.score * (0.6 + 0.4 * pips.regularity) * context
+        out.append(Candidate(bar, fit, pips, confidence))
+    return out
+
+
+def _inside(point: np.ndarray, frame: TileFrame, shrink: float = 0.9) -> bool:
+    offset = point - frame.center
+    return (abs(float(offset @ frame.across)) < shrink * frame.half_width
+            and abs(float(offset @ frame.along)) < shrink * frame.half_length)
+
+
+def overlap(first: TileFrame, second: TileFrame) -> float:
+    """Shared area over the smaller tile's area, 0..1."""
+    area, _ = cv2.intersectConvexConvex(first.corners(), second.corners())
+    smaller = 4 * min(first.half_width * first.half_length, second.half_width * second.half_length)
+    return float(area) / max(smaller, 1e-6)
+
+
+def select(candidates: list[Candidate], min_confidence: float, *,
+           max_overlap: float = 0.2) -> list[Candidate]:
+    """The best candidate per place: a candidate overlapping a better one is dropped."""
+    kept: list[Candidate] = []
+    for cand in sorted(candidates, key=lambda c: -c.confidence):
+        if cand.confidence < min_confidence:
+            continue
+        frame = cand.fit.frame
+        if any(overlap(frame, k.fit.frame) > max_overlap or _inside(cand.bar.center, k.fit.frame, 0.85)
+               for k in kept):
+            continue
+        kept.append(cand)
+    return kept
+
+
+def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
+                 work_pip: float = 11.0) -> TableView:
+    """`read_image` on a checked frame. Frames whose pips are wider than `work_pip` px are read
+    shrunk to that size: the answer does not change and the time falls with the square."""
+    original = checked_bgr(image_bgr)
+    pip = estimate_pip_diameter(original)
+    scale = min(1.0, work_pip / pip)
+    if scale < 0.95:
+        original = cv2.resize(original, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        pip *= scale
+    else:
+        scale = 1.0
+    image = original
+    # A grey margin gives tiles cut by the border (and close crops of one tile) an edge to fit.
+    margin = max(8, min(image.shape[:2]) // 10)
+    image = cv2.copyMakeBorder(image, margin, margin, margin, margin, cv2.BORDER_CONSTANT,
+                               value=(128, 128, 128))
+    bars: list[Bar] = []
+    for polarity in ("dark", "bright"):
+        ink = ink_ratio(image, polarity=polarity, window=envelope_size(image.shape, pip))
+        bars += find_bars(ink, pip, polarity=polarity, threshold=0.4 if polarity == "dark" else 0.3)
+    first = select(find_candidates(image, bars, bar_ratio=0.72, window=(0.7, 1.35), max_pip=max_pip),
+                   min_confidence)
+    # The bar's share of the width is the same for every tile of a set: learn it from this image
+    # and fit again with narrower windows.
+    if first:
+        ratios = [c.bar.length / (2 * c.fit.frame.half_width) for c in first]
+        ratio = float(np.clip(np.median(ratios), 0.45, 0.95))
+        size = float(np.median([c.fit.frame.half_width for c in first]))
+        aspect = float(np.median([c.fit.frame.half_length / c.fit.frame.half_width for c in first]))
+        chosen = select(find_candidates(image, bars, bar_ratio=ratio, window=(0.85, 1.18),
+                                        max_pip=max_pip, half_width=size, aspect=aspect),
+                        min_confidence)
+    else:
+        chosen = []
+    tiles = tuple(
+        SeenTile(tile_name(c.pips.a, c.pips.b), c.pips.a, c.pips.b,
+                 ((c.fit.frame.corners() - margin) / scale).astype(np.float32), float(c.confidence))
+        for c in chosen)
+    frames = [c.fit.frame for c in chosen]
+    joins = find_joins(frames, [t.is_double for t in tiles])
+    from vision.facedown import find_face_down
+
+    shifted = [TileFrame(f.center - margin, f.across, f.half_width, f.half_length) for f in frames]
+    face_down = find_face_down(original, shifted)
+    return TableView(
+        tiles=tiles,
+        face_down_corners=tuple((corners / scale).astype(np.float32) for corners in face_down),
+        joins=tuple((tiles[j.first].tile, tiles[j.second].tile) for j in joins),
+        join_halves=tuple((j.first, j.first_half, j.second, j.second_half) for j in joins),
+    )
+
+
+__all__ = ["cv2", "read_checked"]

@@ -1,0 +1,107 @@
+"""Reading the pips of a fitted tile from an upright patch of it.
+
+The patch covers exactly the tile: columns span the width, rows the length, the a-half on top, at
+`pixels_per_half_width` px per half-width. Pips are marks darker (light faces) or brighter (dark
+faces) than the face by a ratio; what sits on the divider (the bar, a metal centre pin) and at the
+rim (edge shading) is not a pip, and a straight mark inside a half means the fit is not a tile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.geometry import TileFrame, sample
+from vision.marks import channel_max, channel_min
+
+PPW = 32
+
+
+@dataclass(frozen=True)
+class PipReading:
+    """Pips counted in each half, and how clean the reading was."""
+
+    a: int
+    b: int
+    pip_centers: tuple[tuple[float, float], ...]  # (x, y) in half-widths, y < 0 in the a-half
+    regularity: float  # 0..1: 1 when every mark is a pip of the common size
+    valid: bool        # False when a half holds a straight mark (a bar): not a tile centred here
+
+
+def tile_ink(patch_bgr: np.ndarray, face_bgr: np.ndarray, polarity: str) -> np.ndarray:
+    """float32 (H, W) in [0, 1]: how far each pixel departs from the face towards the marks."""
+    if polarity == "dark":
+        channel = channel_min(patch_bgr).astype(np.float32)
+        face = max(float(face_bgr.min()), 1.0)
+        return np.clip(1.0 - channel / face, 0.0, 1.0)
+    channel = channel_max(patch_bgr).astype(np.float32)
+    face = float(face_bgr.max())
+    return np.clip((channel - face) / max(255.0 - face, 1.0), 0.0, 1.0)
+
+
+def _filled(mask: np.ndarray) -> np.ndarray:
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = np.zeros_like(mask)
+    cv2.drawContours(out, contours, -1, 1, thickness=cv2.FILLED)
+    return out
+
+
+def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarity: str, *,
+              threshold: float = 0.35, divider_band: float = 0.2, rim: float = 0.12,
+              grow: float = 0.0, bar_band: float = 0.14, bar_thickness: float | None = None,
+              min_area: float = 0.015, max_pip_area: float = 0.35) -> PipReading:
+    """Count pips in each half of the tile at `frame` in `image` (uint8 BGR).
+
+    Areas are in squared half-widths: a pip is usually 0.05-0.15. `divider_band` (half-widths
+    either side of the divider) is ignored, and so is a mark centred further out than `rim`
+    half-widths inside the fitted edge. Fitted edges sit on the inner side of the tile's bevel, so
+    the patch reaches `grow` half-widths beyond them for pips cut by the edge. Marks within
+    `bar_band` half-widths of the divider line are erased first (the bar and a centre pin), or
+    within 0.6 `bar_thickness` (px) of it when the bar's thickness is known.
+    """
+    length = frame.half_length / frame.half_width
+    patch = sample(image, frame, pixels_per_half_width=PPW, extent_x=1.0 + grow, extent_y=length + grow)
+    ink = tile_ink(patch, face_bgr, polarity)
+    cut = threshold if polarity == "dark" else threshold * 0.7
+    # Clear the divider line so a pip touching the bar is not swallowed by it.
+    rows = ink.shape[0]
+    if bar_thickness is not None:
+        bar_band = max(bar_band, 0.6 * bar_thickness / frame.half_width)
+    band = round(bar_band * PPW)
+    near = round(0.3 * PPW)
+    middle = rows // 2 - near + int(np.argmax(ink[rows // 2 - near:rows // 2 + near + 1].sum(axis=1)))
+    ink[max(0, middle - band):middle + band + 1] = 0
+    mask = _filled((ink > cut).astype(np.uint8))
+    count, _labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    rows, cols = mask.shape
+    unit = float(PPW * PPW)
+    marks: list[tuple[float, float, float]] = []
+    valid = True
+    for index in range(1, count):
+        area = stats[index, cv2.CC_STAT_AREA] / unit
+        x = (centroids[index][0] - (cols - 1) / 2) / PPW
+        y = (centroids[index][1] - (rows - 1) / 2) / PPW
+        if area < min_area or abs(y) < divider_band or abs(x) > 1 - rim or abs(y) > length - rim:
+            continue
+        w, h = stats[index, cv2.CC_STAT_WIDTH] / PPW, stats[index, cv2.CC_STAT_HEIGHT] / PPW
+        if max(w, h) > 0.9 and max(w, h) > 2.5 * min(w, h):
+            valid = False  # a bar or an edge runs through this half
+            continue
+        marks.append((x, y, area))
+    areas = np.array([m[2] for m in marks if m[2] <= max_pip_area])
+    reference = float(np.median(areas)) if areas.size else 0.09
+    a = b = 0
+    centers: list[tuple[float, float]] = []
+    irregular = 0.0
+    for x, y, area in marks:
+        n = max(1, round(area / reference)) if area > 1.6 * reference else 1
+        irregular += abs(area / reference - n) / n
+        if y < 0:
+            a += n
+        else:
+            b += n
+        centers.append((x, y))
+    regularity = float(np.clip(1.0 - irregular / max(len(marks), 1), 0.0, 1.0))
+    return PipReading(a, b, tuple(centers), regularity, valid)

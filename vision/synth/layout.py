@@ -1,0 +1,154 @@
+"""Where tiles go on the table as a line of play grows.
+
+`LineOfPlay` lays tiles as players do: the lead in the middle, each tile end to end with the tile
+it matches, doubles crosswise, the arm turning a corner (clockwise) before it would leave the
+play zone, and, with a spinner, `up` and `down` arms off the first double's long sides.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.synth.geometry import TILE_LENGTH_MM, TILE_WIDTH_MM
+from vision.synth.scene import PlacedTile
+
+Rect = tuple[float, float, float, float]
+L, W = TILE_LENGTH_MM, TILE_WIDTH_MM
+GAP_MM = 0.6  # tiles pushed together still leave a hair of felt between them
+
+
+def _clockwise(d: np.ndarray) -> np.ndarray:
+    """Quarter turn clockwise on screen (y points down)."""
+    return np.array([-d[1], d[0]])
+
+
+def up_and_down(long_axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The spinner's `up` and `down` directions along its long axis: up is towards smaller y."""
+    axis = long_axis / np.linalg.norm(long_axis)
+    if abs(axis[1]) < 1e-6:
+        axis = axis if axis[0] < 0 else -axis
+    elif axis[1] > 0:
+        axis = -axis
+    return axis, -axis
+
+
+@dataclass
+class OpenEnd:
+    """An open end: its value, the centre of the exposed part, outward direction and reach."""
+
+    value: int
+    centre: np.ndarray
+    direction: np.ndarray
+    reach: float  # from `centre` to the edge a new tile touches, along `direction`
+    side: float  # half extent of the exposed part across `direction`
+    tile_index: int
+
+
+class LayoutError(ValueError):
+    """A play the layout cannot place (unknown end, tile that does not match)."""
+
+
+class LineOfPlay:
+    def __init__(self, zone: Rect, origin: tuple[float, float] | None = None, spinner: bool = False) -> None:
+        self.zone = zone
+        x0, y0, x1, y1 = zone
+        self.origin = np.array(origin if origin is not None else ((x0 + x1) / 2, (y0 + y1) / 2), float)
+        self.spinner_allowed = spinner
+        self.spinner_index: int | None = None
+        self.tiles: list[PlacedTile] = []
+        self.joins: list[tuple[int, int]] = []
+        self.ends: dict[str, OpenEnd] = {}
+
+    # -- helpers -----------------------------------------------------------------------------------
+
+    def _fits(self, tile: PlacedTile) -> bool:
+        x0, y0, x1, y1 = self.zone
+        c = tile.corners()
+        return bool(
+            np.all(c[:, 0] >= x0)
+            and np.all(c[:, 0] <= x1)
+            and np.all(c[:, 1] >= y0)
+            and np.all(c[:, 1] <= y1)
+        )
+
+    @staticmethod
+    def _angle(direction: np.ndarray) -> float:
+        return math.degrees(math.atan2(direction[1], direction[0]))
+
+    def _make(
+        self, near: int, far: int, first: tuple[int, int], start: np.ndarray, d: np.ndarray
+    ) -> PlacedTile:
+        """A tile whose near edge touches `start`, extending along `d`; `first` is its (a, b)."""
+        a, b = first
+        if near == far:
+            centre = start + d * (W / 2)
+            return PlacedTile(a, b, float(centre[0]), float(centre[1]), self._angle(_clockwise(d)))
+        centre = start + d * (L / 2)
+        axis = d if a == near else -d
+        return PlacedTile(a, b, float(centre[0]), float(centre[1]), self._angle(axis))
+
+    # -- playing -----------------------------------------------------------------------------------
+
+    def lead(self, left: int, right: int) -> PlacedTile:
+        """The first tile, `left` value on the left end."""
+        if self.tiles:
+            raise LayoutError("the line of play already has its lead")
+        c = self.origin
+        if left == right:
+            tile = PlacedTile(left, right, float(c[0]), float(c[1]), 90.0)
+            self.tiles.append(tile)
+            for name, d in (("left", np.array([-1.0, 0.0])), ("right", np.array([1.0, 0.0]))):
+                self.ends[name] = OpenEnd(left, c.copy(), d, W / 2, L / 2, 0)
+            if self.spinner_allowed:
+                self._open_spinner(0)
+        else:
+            tile = PlacedTile(left, right, float(c[0]), float(c[1]), 0.0)
+            self.tiles.append(tile)
+            self.ends["left"] = OpenEnd(
+                left, c - np.array([L / 4, 0.0]), np.array([-1.0, 0.0]), W / 2, W / 2, 0
+            )
+            self.ends["right"] = OpenEnd(
+                right, c + np.array([L / 4, 0.0]), np.array([1.0, 0.0]), W / 2, W / 2, 0
+            )
+        return tile
+
+    def _open_spinner(self, index: int) -> None:
+        self.spinner_index = index
+        tile = self.tiles[index]
+        axis = np.array([math.cos(math.radians(tile.angle)), math.sin(math.radians(tile.angle))])
+        centre = np.array([tile.x, tile.y])
+        for name, d in zip(("up", "down"), up_and_down(axis), strict=True):
+            self.ends[name] = OpenEnd(tile.a, centre.copy(), d, L / 2, W / 2, index)
+
+    def play(self, a: int, b: int, end: str) -> PlacedTile:
+        """Lay tile a-b on `end` (left/right/up/down); the matching half touches the end."""
+        if end not in self.ends:
+            raise LayoutError(f"no open end {end!r} (open: {sorted(self.ends)})")
+        open_end = self.ends[end]
+        if open_end.value not in (a, b):
+            raise LayoutError(f"tile {a}-{b} does not match end {end!r} showing {open_end.value}")
+        near = open_end.value
+        far = b if a == near else a
+        d = open_end.direction
+        gap = GAP_MM
+        start = open_end.centre + d * (open_end.reach + gap)
+        tile = self._make(near, far, (a, b), start, d)
+        if not self._fits(tile):
+            # Turn the corner: the new tile's near half lies beside the exposed part.
+            turned = _clockwise(d)
+            start = open_end.centre + turned * (open_end.side + gap)
+            tile, d = self._make(near, far, (a, b), start, turned), turned
+        index = len(self.tiles)
+        self.tiles.append(tile)
+        self.joins.append((open_end.tile_index, index))
+        centre = np.array([tile.x, tile.y])
+        if near == far:
+            self.ends[end] = OpenEnd(far, centre, d, W / 2, L / 2, index)
+            if self.spinner_allowed and self.spinner_index is None:
+                self._open_spinner(index)
+        else:
+            self.ends[end] = OpenEnd(far, centre + d * (L / 4), d, W / 2, W / 2, index)
+        return tile

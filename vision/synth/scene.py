@@ -1,0 +1,269 @@
+"""Render a table scene to a camera frame with exact labels.
+
+A `Scene` is what lies on the table (tiles face up or down, tiles carried above it, hands) in
+table millimetres; a `Renderer` holds what stays fixed while a game is filmed (style, frame size,
+camera pose, table texture, lamp) and turns scenes into `Frame`s: the BGR image and its labels in
+the `labels.json` shape (tiles with corners in image pixels, the face-down count, joins).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.calibration import MARKER_IDS, TableLayout, marker_image
+from vision.synth.geometry import TILE_LENGTH_MM, TILE_WIDTH_MM, project, tile_corners
+from vision.synth.hands import Hand, draw_hand
+from vision.synth.sprites import Sprite, back_sprite, face_sprite
+from vision.synth.style import Style
+from vision.synth.surface import camera_effects, light_field, table_surface
+
+__all__ = ["Frame", "Hand", "PlacedTile", "Renderer", "Scene", "render_scene"]
+
+
+@dataclass(frozen=True)
+class PlacedTile:
+    """Tile a-b lying at (x, y) mm, long axis at `angle` degrees, a-half towards -axis."""
+
+    a: int
+    b: int
+    x: float
+    y: float
+    angle: float
+    face_up: bool = True
+    lifted_mm: float = 0.0  # > 0 while carried by a hand: not on the table, not labelled
+
+    @property
+    def name(self) -> str:
+        return f"{min(self.a, self.b)}-{max(self.a, self.b)}"
+
+    def corners(self) -> np.ndarray:
+        return tile_corners((self.x, self.y), self.angle)
+
+
+@dataclass(frozen=True)
+class Scene:
+    """What lies on (and above) the table. `joins` pairs indices into `tiles` that touch in play."""
+
+    tiles: tuple[PlacedTile, ...] = ()
+    hands: tuple[Hand, ...] = ()
+    joins: tuple[tuple[int, int], ...] = ()
+    layout: TableLayout = field(default_factory=TableLayout)
+
+    def labels(self, table_to_image: np.ndarray) -> dict[str, object]:
+        """The ground truth of this scene as one image entry of labels.json."""
+        tiles = []
+        for tile in self.tiles:
+            if tile.face_up and tile.lifted_mm == 0:
+                corners = project(table_to_image, tile.corners())
+                tiles.append(
+                    {
+                        "tile": tile.name,
+                        "a": tile.a,
+                        "b": tile.b,
+                        "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in corners],
+                    }
+                )
+        joins = []
+        for i, j in self.joins:
+            first, second = self.tiles[i], self.tiles[j]
+            joins.append({"tiles": [first.name, second.name], "match": _touching_halves_match(first, second)})
+        face_down = sum(1 for t in self.tiles if not t.face_up and t.lifted_mm == 0)
+        return {"tiles": tiles, "face_down": face_down, "joins": joins}
+
+
+def _half_centres(tile: PlacedTile) -> list[tuple[int, np.ndarray]]:
+    c = tile.corners()
+    centre = c.mean(axis=0)
+    return [(tile.a, ((c[0] + c[1]) / 2 + centre) / 2), (tile.b, ((c[2] + c[3]) / 2 + centre) / 2)]
+
+
+def _touching_halves_match(first: PlacedTile, second: PlacedTile) -> bool:
+    """Whether the nearest halves of two joined tiles show the same value."""
+    pairs = [
+        (float(np.linalg.norm(p - q)), va == vb)
+        for va, p in _half_centres(first)
+        for vb, q in _half_centres(second)
+    ]
+    return min(pairs, key=lambda pair: pair[0])[1]
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One rendered frame: pixels, labels, and the homography table mm -> image pixels."""
+
+    image: np.ndarray
+    labels: dict[str, object]
+    table_to_image: np.ndarray
+    scene: Scene
+    t: float = 0.0
+
+
+def camera_pose(
+    layout: TableLayout, size: tuple[int, int], tilt: float, rng: np.random.Generator
+) -> np.ndarray:
+    """A homography table mm -> image pixels: the table fills the frame, tilted by up to `tilt`."""
+    width, height = size
+    scale = min(width * 0.88 / layout.width_mm, height * 0.88 / layout.height_mm)
+    w, h = layout.width_mm * scale, layout.height_mm * scale
+    x0, y0 = (width - w) / 2, (height - h) / 2
+    quad = np.array([[x0, y0], [x0 + w, y0], [x0 + w, y0 + h], [x0, y0 + h]], dtype=np.float64)
+    quad += rng.uniform(-tilt, tilt, (4, 2)) * min(width, height) * 0.5
+    table = np.array(
+        [[0, 0], [layout.width_mm, 0], [layout.width_mm, layout.height_mm], [0, layout.height_mm]]
+    )
+    return cv2.getPerspectiveTransform(table.astype(np.float32), quad.astype(np.float32)).astype(np.float64)
+
+
+class Renderer:
+    """Renders scenes for one camera: style, frame size, pose, table and lamp stay fixed."""
+
+    def __init__(
+        self,
+        style: Style,
+        size: tuple[int, int] = (1920, 1080),
+        seed: int = 0,
+        layout: TableLayout | None = None,
+        table_to_image: np.ndarray | None = None,
+        markers: bool = True,
+    ) -> None:
+        self.style, self.size = style, size
+        self.layout = layout or TableLayout()
+        rng = np.random.default_rng(seed)
+        self.table_to_image = (
+            table_to_image if table_to_image is not None else camera_pose(self.layout, size, style.tilt, rng)
+        )
+        # The canvas covers the part of the table plane the camera sees, a little finer than the frame.
+        corners = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]], dtype=np.float64)
+        seen = project(np.linalg.inv(self.table_to_image), corners)
+        self.origin = seen.min(axis=0) - 5.0
+        extent = seen.max(axis=0) + 5.0 - self.origin
+        ends = project(self.table_to_image, np.array([[0.0, 0.0], [100.0, 0.0]]))
+        image_ppm = float(np.linalg.norm(ends[1] - ends[0]) / 100)
+        self.ppm = round(image_ppm * 1.3, 3)
+        self.canvas_size = (math.ceil(extent[0] * self.ppm), math.ceil(extent[1] * self.ppm))
+        # canvas pixel (integer centres) <- table mm
+        self.to_canvas = np.array(
+            [[self.ppm, 0, -self.origin[0] * self.ppm], [0, self.ppm, -self.origin[1] * self.ppm]]
+        )
+        to_canvas3 = np.vstack([self.to_canvas, [0, 0, 1]])
+        self.canvas_to_image = self.table_to_image @ np.linalg.inv(to_canvas3)
+        shape = (self.canvas_size[1], self.canvas_size[0])
+        self.background = table_surface(style, shape, self.ppm, rng)
+        self.gloss_base = np.zeros(shape, np.float32)
+        if markers:
+            self._draw_markers()
+        self.gain, self.glare = light_field(style, (size[1], size[0]), rng)
+
+    def _draw_markers(self) -> None:
+        white = np.full((1,), 1.0, np.float32)
+        for marker_id in MARKER_IDS:
+            corners = self.layout.marker_corners(marker_id)
+            margin = self.layout.marker_mm / 4
+            x0, y0 = self.to_canvas[:, :2] @ (corners[0] - margin) + self.to_canvas[:, 2]
+            x1, y1 = self.to_canvas[:, :2] @ (corners[2] + margin) + self.to_canvas[:, 2]
+            cv2.rectangle(
+                self.background, (round(x0), round(y0)), (round(x1), round(y1)), (0.92, 0.93, 0.93), -1
+            )
+            cells = 6  # 4 x 4 bits plus the black border
+            side = cells * 16
+            img = marker_image(marker_id, side).astype(np.float32) / 255.0
+            src = np.float32([[-0.5, -0.5], [side - 0.5, -0.5], [side - 0.5, side - 0.5]])
+            dst = (corners[:3] @ self.to_canvas[:, :2].T + self.to_canvas[:, 2]).astype(np.float32)
+            affine = cv2.getAffineTransform(src, dst)
+            h, w = self.background.shape[:2]
+            warped = cv2.warpAffine(img, affine, (w, h), flags=cv2.INTER_LINEAR, borderValue=-1.0)
+            inside = warped >= 0
+            ink = np.where(inside, warped, 0.0)[..., None] * white
+            self.background = np.where(inside[..., None], ink * 0.92 + 0.03, self.background).astype(
+                np.float32
+            )
+
+    # -- drawing ---------------------------------------------------------------------------------
+
+    def _tile_affine(self, tile: PlacedTile, sprite: Sprite) -> np.ndarray:
+        """2 x 3 affine: sprite pixel -> canvas pixel."""
+        sh, sw = sprite.alpha.shape
+        sx, sy = TILE_LENGTH_MM / sw, TILE_WIDTH_MM / sh
+        local = np.array(
+            [[sx, 0, 0.5 * sx - TILE_LENGTH_MM / 2], [0, sy, 0.5 * sy - TILE_WIDTH_MM / 2], [0, 0, 1]]
+        )
+        a = math.radians(tile.angle)
+        place = np.array([[math.cos(a), -math.sin(a), tile.x], [math.sin(a), math.cos(a), tile.y], [0, 0, 1]])
+        return (np.vstack([self.to_canvas, [0, 0, 1]]) @ place @ local)[:2]
+
+    def _paste(self, canvas: np.ndarray, gloss: np.ndarray, tile: PlacedTile) -> None:
+        sprite = (
+            face_sprite(self.style, tile.a, tile.b, self.ppm)
+            if tile.face_up
+            else back_sprite(self.style, self.ppm)
+        )
+        affine = self._tile_affine(tile, sprite)
+        pts = project(np.vstack([self.to_canvas, [0, 0, 1]]), tile.corners())
+        x0, y0 = np.floor(pts.min(axis=0)).astype(int) - 2
+        x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + 3
+        h, w = canvas.shape[:2]
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+        if x1 <= x0 or y1 <= y0:
+            return
+        shifted = affine.copy()
+        shifted[:, 2] -= (x0, y0)
+        size = (int(x1 - x0), int(y1 - y0))
+        colour = cv2.warpAffine(
+            sprite.colour, shifted, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        )
+        alpha = cv2.warpAffine(sprite.alpha, shifted, size, flags=cv2.INTER_LINEAR)[..., None]
+        roi = canvas[y0:y1, x0:x1]
+        roi *= 1 - alpha
+        roi += alpha * colour
+        gloss[y0:y1, x0:x1] = np.maximum(gloss[y0:y1, x0:x1], alpha[..., 0])
+
+    def _shadows(self, canvas: np.ndarray, tiles: list[PlacedTile]) -> None:
+        if not tiles:
+            return
+        mask = np.zeros(canvas.shape[:2], np.uint8)
+        to3 = np.vstack([self.to_canvas, [0, 0, 1]])
+        for tile in tiles:
+            drop = 1.2 + tile.lifted_mm * 0.35
+            pts = project(to3, tile.corners() + np.array([drop * 0.6, drop]))
+            cv2.fillPoly(mask, [np.round(pts * 16).astype(np.int32)], 255, cv2.LINE_AA, 4)
+        soft = cv2.GaussianBlur(mask.astype(np.float32) / 255.0, (0, 0), self.ppm * 1.2)
+        canvas *= (1 - self.style.shadow * soft)[..., None]
+
+    def render(self, scene: Scene, seed: int = 0, t: float = 0.0) -> Frame:
+        """One frame of `scene`; `seed` varies the sensor noise between frames."""
+        rng = np.random.default_rng(seed)
+        canvas = self.background.copy()
+        gloss = self.gloss_base.copy()
+        flat = [t for t in scene.tiles if t.lifted_mm == 0]
+        lifted = [t for t in scene.tiles if t.lifted_mm > 0]
+        self._shadows(canvas, flat)
+        for tile in flat:
+            self._paste(canvas, gloss, tile)
+        self._shadows(canvas, lifted)
+        for tile in lifted:
+            self._paste(canvas, gloss, tile)
+        for hand in scene.hands:
+            cover = draw_hand(canvas, hand, self.to_canvas, self.style.shadow)
+            gloss *= 1 - cover
+        width, height = self.size
+        stacked = np.dstack([canvas, gloss])
+        warped = cv2.warpPerspective(
+            stacked,
+            self.canvas_to_image,
+            (width, height),
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        image = warped[..., :3] * self.gain[..., None]
+        image += (self.glare * (0.25 + 0.75 * warped[..., 3]))[..., None]
+        pixels = camera_effects(np.clip(image, 0, 1.2), self.style, rng)
+        return Frame(pixels, scene.labels(self.table_to_image), self.table_to_image, scene, t)
+
+
+def render_scene(scene: Scene, style: Style, size: tuple[int, int] = (1920, 1080), seed: int = 0) -> Frame:
+    """Render one scene with a camera pose and table drawn from `seed`."""
+    return Renderer(style, size, seed, scene.layout).render(scene, seed)
