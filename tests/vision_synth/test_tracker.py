@@ -28,7 +28,16 @@ SIZE = (1280, 720)
 
 def _film(seed: int, spinner: bool) -> tuple[GameFilm, Tracker, list[int]]:
     layout = small_table()
-    film = GameFilm(STYLE, seed=seed, size=SIZE, layout=layout, spinner=spinner, rest_frames=6)
+    film = GameFilm(
+        STYLE,
+        seed=seed,
+        size=SIZE,
+        layout=layout,
+        spinner=spinner,
+        approach_frames=3,
+        leave_frames=2,
+        rest_frames=5,
+    )
     film.renderer = Renderer(STYLE, SIZE, seed=seed, layout=layout, markers=False)
     calibration = Calibration(np.linalg.inv(film.renderer.table_to_image), layout, SIZE)
     reads_on_hand_frames: list[int] = []
