@@ -121,12 +121,13 @@ def _line_kernel(length: int, angle_rad: float) -> np.ndarray:
 
 def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
               min_length: float = 1.8, min_elongation: float = 3.0, max_elongation: float = 30.0,
-              angles: int = 12, polarity: str = "dark") -> list[Bar]:
+              angles: int = 12, polarity: str = "dark", pin_gap: float = 0.9) -> list[Bar]:
     """Straight marks at least `min_length` pips long and `min_elongation` times longer than thick.
 
     Bars often touch the pips beside them or a shadow line. Each large component of `ink > threshold`
     is opened with a line of 1.6 pip diameters at `angles` orientations: a round pip does not hold
     such a line and vanishes, a bar does, and each orientation keeps only what runs along it.
+    Two collinear pieces less than `pin_gap` pips apart are also offered joined (see `_bridged`).
     """
     mask = (ink > threshold).astype(np.uint8)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -156,7 +157,36 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
                     continue
                 offset = np.float32([x + px - pad, y + py - pad])
                 found.append(Bar(center + offset, direction, length, thickness, polarity))
-    return _distinct(found, pip_diameter)
+    found = _distinct(found, pip_diameter)
+    return found + _bridged(found, pip_diameter * pin_gap)
+
+
+def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:
+    """Bars put together from two collinear pieces of similar length with a short gap between.
+
+    A light metal pin in the middle of a thin bar splits it in two; the halves stay candidates
+    too, and the fitting keeps whichever makes a tile.
+    """
+    joined: list[Bar] = []
+    for i, first in enumerate(bars):
+        for second in bars[i + 1:]:
+            if abs(float(np.dot(first.direction, second.direction))) < 0.97:
+                continue
+            if not 0.6 <= first.length / second.length <= 1.67:
+                continue
+            axis = first.direction
+            offset = second.center - first.center
+            along = float(np.dot(offset, axis))
+            across = abs(float(offset[0] * axis[1] - offset[1] * axis[0]))
+            gap = abs(along) - (first.length + second.length) / 2
+            if across > max(first.thickness, second.thickness) or not -1.0 <= gap <= max_gap:
+                continue
+            length = abs(along) + (first.length + second.length) / 2
+            center = (first.center + second.center) / 2 + axis * (
+                (second.length - first.length) / 4 * np.sign(along))
+            joined.append(Bar(center.astype(np.float32), axis, float(length),
+                              max(first.thickness, second.thickness), first.polarity))
+    return joined
 
 
 def _distinct(bars: list[Bar], pip_diameter: float) -> list[Bar]:
