@@ -110,15 +110,6 @@ def ink_ratio(image_bgr: np.ndarray, *, polarity: str = "dark", window: int = 31
     return np.clip((channel - envelope) / 255.0, 0.0, 1.0)
 
 
-def _line_kernel(length: int, angle_rad: float) -> np.ndarray:
-    size = max(3, length | 1)
-    kernel = np.zeros((size, size), np.uint8)
-    c = size // 2
-    dx, dy = np.cos(angle_rad) * (length - 1) / 2, np.sin(angle_rad) * (length - 1) / 2
-    cv2.line(kernel, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1, 1)
-    return kernel
-
-
 def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
               min_length: float = 1.8, min_elongation: float = 3.0, max_elongation: float = 30.0,
               angles: int = 12, polarity: str = "dark", pin_gap: float = 0.9) -> list[Bar]:
@@ -167,35 +158,45 @@ def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:
     A light metal pin in the middle of a thin bar splits it in two; the halves stay candidates
     too, and the fitting keeps whichever makes a tile.
     """
+    if len(bars) < 2:
+        return []
+    centers = np.array([b.center for b in bars], np.float64)
+    dirs = np.array([b.direction for b in bars], np.float64)
+    lengths = np.array([b.length for b in bars])
+    thick = np.array([b.thickness for b in bars])
+    offset = centers[None, :, :] - centers[:, None, :]             # [i, j] = c_j - c_i
+    along = np.einsum("ijk,ik->ij", offset, dirs)
+    across = np.abs(offset[..., 0] * dirs[:, None, 1] - offset[..., 1] * dirs[:, None, 0])
+    gap = np.abs(along) - (lengths[:, None] + lengths[None, :]) / 2
+    ratio = lengths[:, None] / lengths[None, :]
+    ok = ((np.abs(dirs @ dirs.T) >= 0.97) & (ratio >= 0.6) & (ratio <= 1.67)
+          & (across <= np.maximum(thick[:, None], thick[None, :])) & (gap >= -1.0) & (gap <= max_gap))
+    ok = np.triu(ok, k=1)
     joined: list[Bar] = []
-    for i, first in enumerate(bars):
-        for second in bars[i + 1:]:
-            if abs(float(np.dot(first.direction, second.direction))) < 0.97:
-                continue
-            if not 0.6 <= first.length / second.length <= 1.67:
-                continue
-            axis = first.direction
-            offset = second.center - first.center
-            along = float(np.dot(offset, axis))
-            across = abs(float(offset[0] * axis[1] - offset[1] * axis[0]))
-            gap = abs(along) - (first.length + second.length) / 2
-            if across > max(first.thickness, second.thickness) or not -1.0 <= gap <= max_gap:
-                continue
-            length = abs(along) + (first.length + second.length) / 2
-            center = (first.center + second.center) / 2 + axis * (
-                (second.length - first.length) / 4 * np.sign(along))
-            joined.append(Bar(center.astype(np.float32), axis, float(length),
-                              max(first.thickness, second.thickness), first.polarity))
+    for i, j in zip(*np.nonzero(ok), strict=True):
+        first, second = bars[i], bars[j]
+        a = float(along[i, j])
+        length = abs(a) + (first.length + second.length) / 2
+        center = (first.center + second.center) / 2 + first.direction * (
+            (second.length - first.length) / 4 * np.sign(a))
+        joined.append(Bar(center.astype(np.float32), first.direction, float(length),
+                          max(first.thickness, second.thickness), first.polarity))
     return joined
 
 
 def _distinct(bars: list[Bar], pip_diameter: float) -> list[Bar]:
     """One bar per place: among candidates within half a pip of each other, the longest."""
     kept: list[Bar] = []
+    centers = np.empty((0, 2), np.float32)
+    dirs = np.empty((0, 2), np.float32)
     for bar in sorted(bars, key=lambda b: -b.length):
-        if all(np.linalg.norm(bar.center - other.center) > 0.5 * pip_diameter
-               or abs(float(np.dot(bar.direction, other.direction))) < 0.9 for other in kept):
-            kept.append(bar)
+        if kept:
+            near = np.hypot(*(centers - bar.center).T) <= 0.5 * pip_diameter
+            if np.any(near & (np.abs(dirs @ bar.direction) >= 0.9)):
+                continue
+        kept.append(bar)
+        centers = np.vstack([centers, bar.center[None, :]])
+        dirs = np.vstack([dirs, bar.direction[None, :]])
     return kept
 
 
