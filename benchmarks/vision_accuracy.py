@@ -52,7 +52,11 @@ def score_synthetic(count: int, seed: int) -> tuple[list[ImageScore], float] | N
 
 def report(title: str, scores: list[ImageScore], seconds: float) -> dict[str, Any]:
     total = summarise(scores)
+    right = sum(s.true_positives for s in scores)
+    seen = sum(s.predicted for s in scores)
+    labelled = sum(s.labelled for s in scores)
     print(f"{title}: {total['images']} images in {seconds:.1f} s of reading")
+    print(f"  tiles: {right} right of {seen} seen and {labelled} labelled")
     print(f"  tile precision {total['precision']:.4f}  recall {total['recall']:.4f}  "
           f"(goal {GOAL:.2f}: precision {'met' if total['precision'] >= GOAL else 'not met'}, "
           f"recall {'met' if total['recall'] >= GOAL else 'not met'})")
