@@ -11,6 +11,7 @@ times slower than this machine per core; that factor is an estimate, not a measu
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -54,6 +55,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
+    load = os.getloadavg()[0]
+    print(f"machine load average {load:.1f} on {os.cpu_count()} cores "
+          f"(above the core count, other work shares the core and the times grow)")
     frames = [("two real photos on a 1920x1080 canvas", photo_frame())]
     try:
         from vision.synth.dataset import render_example
