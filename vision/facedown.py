@@ -97,7 +97,8 @@ def _split(rect: tuple, count: int) -> list[np.ndarray]:
         half_u, half_v = ux * (w / count / 2), uy * (h / 2)
         corners = np.float32([centre - half_u - half_v, centre + half_u - half_v,
                               centre + half_u + half_v, centre - half_u + half_v])
-        if np.cross(corners[1] - corners[0], corners[2] - corners[1]) < 0:
+        first, second = corners[1] - corners[0], corners[2] - corners[1]
+        if first[0] * second[1] - first[1] * second[0] < 0:  # counter-clockwise on screen
             corners = corners[::-1].copy()
         boxes.append(corners)
     return boxes
