@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import TileFrame, sample
-from vision.marks import Bar
+from vision.marks import Bar, channel_max, channel_min
 
 BAR_TO_WIDTH = 0.72  # typical bar length / tile width, a prior only
 PPW = 40             # px per half-width in the patches used to fit edges
@@ -37,48 +37,55 @@ def _face_distance(patch_bgr: np.ndarray, face_lab: np.ndarray) -> np.ndarray:
     return np.linalg.norm(lab - face_lab, axis=2)
 
 
+def _rises(profile: np.ndarray, centre: float, offsets: np.ndarray, step: int, width: int) -> np.ndarray:
+    """Outward rise at each offset from `centre` going `step`: the mean over `width` px beyond the
+    point minus the mean over `width` px before it (so a thin seam and a wide step both count).
+    Points whose windows leave the profile get -inf."""
+    n = profile.size
+    sums = np.concatenate([[0.0], np.cumsum(profile, dtype=np.float64)])
+    index = np.rint(centre + step * offsets).astype(np.int64)
+    inner_lo, inner_hi = (index - width, index) if step > 0 else (index, index + width)
+    outer_lo, outer_hi = (index, index + width) if step > 0 else (index - width, index)
+    valid = (np.minimum(inner_lo, outer_lo) >= 0) & (np.maximum(inner_hi, outer_hi) < n)
+    inner_lo, inner_hi = np.clip(inner_lo, 0, n - 1), np.clip(inner_hi, 0, n - 1)
+    outer_lo, outer_hi = np.clip(outer_lo, 0, n - 1), np.clip(outer_hi, 0, n - 1)
+    inner = (sums[inner_hi + 1] - sums[inner_lo]) / (inner_hi - inner_lo + 1)
+    outer = (sums[outer_hi + 1] - sums[outer_lo]) / (outer_hi - outer_lo + 1)
+    return np.where(valid, outer - inner, -np.inf)
+
+
 def _strongest_rise(profile: np.ndarray, centre: float, near: float, far: float, step: int,
                     width: int) -> tuple[float, float]:
     """Where, between `near` and `far` px from `centre` going `step`, the profile rises most outward.
 
-    Returns (offset in px from centre, rise). The rise compares the mean over `width` px beyond a
-    point with the mean over `width` px before it, so a thin seam and a wide step both count.
+    Returns (offset in px from centre, rise).
     """
-    best_offset, best_rise = far, -np.inf
-    for offset in range(int(near), int(far) + 1):
-        index = round(centre + step * offset)
-        inner = profile[max(0, min(index - step * width, index)):max(index - step * width, index) + 1]
-        outer = profile[max(0, min(index, index + step * width)):max(index, index + step * width) + 1]
-        if inner.size == 0 or outer.size == 0:
-            break
-        rise = float(outer.mean() - inner.mean())
-        if rise > best_rise:
-            best_offset, best_rise = float(offset), rise
-    return best_offset, best_rise
+    offsets = np.arange(int(near), int(far) + 1, dtype=np.float64)
+    if offsets.size == 0:
+        return float(far), 0.0
+    rises = _rises(profile, centre, offsets, step, width)
+    best = int(np.argmax(rises))
+    if not np.isfinite(rises[best]):
+        return float(far), 0.0
+    return float(offsets[best]), float(rises[best])
 
 
 def _strongest_pair(profile: np.ndarray, centre: float, near: float, far: float,
                     width: int) -> tuple[float, float, float]:
     """The offset from `centre` where the profile rises most on both sides together.
 
-    Returns (offset px, rise going down-index, rise going up-index).
+    Returns (offset px, rise going down-index, rise going up-index). The weaker side counts double:
+    a real tile has an edge on both sides.
     """
-    best = (far, 0.0, 0.0)
-    best_total = -np.inf
-    for offset in range(int(near), int(far) + 1):
-        rises = []
-        for step in (-1, 1):
-            index = round(centre + step * offset)
-            lo, hi = sorted((index - step * width, index))
-            inner = profile[max(0, lo):hi + 1]
-            lo, hi = sorted((index, index + step * width))
-            outer = profile[max(0, lo):hi + 1]
-            rises.append(float(outer.mean() - inner.mean()) if inner.size and outer.size else 0.0)
-        # The weaker side counts double: a real tile has an edge on both sides.
-        total = rises[0] + rises[1] + min(rises)
-        if total > best_total:
-            best_total, best = total, (float(offset), rises[0], rises[1])
-    return best
+    offsets = np.arange(int(near), int(far) + 1, dtype=np.float64)
+    if offsets.size == 0:
+        return float(far), 0.0, 0.0
+    down = _rises(profile, centre, offsets, -1, width)
+    up = _rises(profile, centre, offsets, 1, width)
+    down, up = np.where(np.isfinite(down), down, 0.0), np.where(np.isfinite(up), up, 0.0)
+    total = down + up + np.minimum(down, up)
+    best = int(np.argmax(total))
+    return float(offsets[best]), float(down[best]), float(up[best])
 
 
 def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
@@ -104,8 +111,7 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     cy, cx = (rows - 1) / 2, (cols - 1) / 2
     yy, xx = np.mgrid[0:rows, 0:cols]
     xs, ys = (xx - cx) / PPW, (yy - cy) / PPW   # in guessed half-widths
-    grey = patch.min(axis=2).astype(np.float32) if bar.polarity == "dark" else patch.max(axis=2).astype(
-        np.float32)
+    grey = (channel_min(patch) if bar.polarity == "dark" else channel_max(patch)).astype(np.float32)
     region = (np.abs(xs) < 0.8) & (np.abs(ys) > 0.15) & (np.abs(ys) < 1.8)
     values = grey[region]
     if bar.polarity == "dark":
@@ -153,6 +159,19 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     inside = (np.abs(xs - (rgt - lft) / 2) < 0.85 * half_w) & (np.abs(ys - (b - t) / 2) < 0.9 * half_l)
     face_noise = float(np.median(distance[inside]))
     uniform = float(np.mean(distance[inside] < face_noise + 12))
+    # A tile stands out from what lies around it on at least one side; a stretch of wood grain or
+    # felt that happens to hold a dark streak does not.
+    dx, dy = xs - (rgt - lft) / 2, ys - (b - t) / 2
+    weighted = np.linalg.norm((lab_patch - face_lab.reshape(3).astype(np.float32))
+                              * np.float32([0.5, 1.0, 1.0]), axis=2)
+    sides = [
+        (np.abs(dy) < 0.8 * half_l) & (dx > 1.12 * half_w) & (dx < 1.45 * half_w),
+        (np.abs(dy) < 0.8 * half_l) & (dx < -1.12 * half_w) & (dx > -1.45 * half_w),
+        (np.abs(dx) < 0.7 * half_w) & (dy > 1.06 * half_l) & (dy < 1.2 * half_l),
+        (np.abs(dx) < 0.7 * half_w) & (dy < -1.06 * half_l) & (dy > -1.2 * half_l),
+    ]
+    contrast = max((float(np.mean(weighted[side] > 12)) for side in sides if side.any()), default=0.0)
+    surround_score = float(np.clip((contrast - 0.15) / 0.35, 0.0, 1.0))
     edges = (max(min(rise_t, rise_b), 0) + max(min(rise_l, rise_r), 0)) / 2
     edge_score = float(np.clip(edges / 6.0, 0, 1))
     shape_score = float(np.clip(1 - abs(aspect - 2) / 1.5, 0, 1))
@@ -163,7 +182,7 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
         halves.append(np.median(lab_patch[half], axis=0) if half.any() else np.zeros(3, np.float32))
     halves_gap = float(np.linalg.norm((halves[0] - halves[1]) * np.float32([0.2, 1.0, 1.0])))
     halves_score = float(np.clip(1.0 - (halves_gap - 6.0) / 12.0, 0.0, 1.0))
-    score = uniform * (0.5 + 0.5 * edge_score) * shape_score * halves_score
+    score = uniform * (0.5 + 0.5 * edge_score) * shape_score * halves_score * surround_score
     return TileFit(frame, face_bgr, bar.polarity, float(score), (rise_t, rise_b, rise_l, rise_r))
 
 

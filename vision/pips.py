@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import TileFrame, sample
+from vision.marks import channel_max, channel_min
 
 PPW = 32
 
@@ -32,10 +33,10 @@ class PipReading:
 def tile_ink(patch_bgr: np.ndarray, face_bgr: np.ndarray, polarity: str) -> np.ndarray:
     """float32 (H, W) in [0, 1]: how far each pixel departs from the face towards the marks."""
     if polarity == "dark":
-        channel = patch_bgr.min(axis=2).astype(np.float32)
+        channel = channel_min(patch_bgr).astype(np.float32)
         face = max(float(face_bgr.min()), 1.0)
         return np.clip(1.0 - channel / face, 0.0, 1.0)
-    channel = patch_bgr.max(axis=2).astype(np.float32)
+    channel = channel_max(patch_bgr).astype(np.float32)
     face = float(face_bgr.max())
     return np.clip((channel - face) / max(255.0 - face, 1.0), 0.0, 1.0)
 
@@ -82,13 +83,27 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
         area = stats[index, cv2.CC_STAT_AREA] / unit
         x = (centroids[index][0] - (cols - 1) / 2) / PPW
         y = (centroids[index][1] - (rows - 1) / 2) / PPW
+        left, top = stats[index, cv2.CC_STAT_LEFT], stats[index, cv2.CC_STAT_TOP]
+        right = left + stats[index, cv2.CC_STAT_WIDTH]
+        bottom = top + stats[index, cv2.CC_STAT_HEIGHT]
+        width_px, height_px = right - left, bottom - top
+        if ((left == 0 or right >= cols) and height_px > 0.6 * PPW) or (
+                (top == 0 or bottom >= rows) and width_px > 0.6 * PPW):
+            continue  # a strip along the edge: the table or a neighbour beyond the fitted outline
         if area < min_area or abs(y) < divider_band or abs(x) > 1 - rim or abs(y) > length - rim:
             continue
         w, h = stats[index, cv2.CC_STAT_WIDTH] / PPW, stats[index, cv2.CC_STAT_HEIGHT] / PPW
         if max(w, h) > 0.9 and max(w, h) > 2.5 * min(w, h):
             valid = False  # a bar or an edge runs through this half
             continue
-        marks.append((x, y, area))
+        # Two pieces of one pip (split by a highlight or a ring) are one pip.
+        for k, (mx, my, marea) in enumerate(marks):
+            if (mx - x) ** 2 + (my - y) ** 2 < 0.3 ** 2:
+                total = marea + area
+                marks[k] = ((mx * marea + x * area) / total, (my * marea + y * area) / total, total)
+                break
+        else:
+            marks.append((x, y, area))
     areas = np.array([m[2] for m in marks if m[2] <= max_pip_area])
     reference = float(np.median(areas)) if areas.size else 0.09
     a = b = 0

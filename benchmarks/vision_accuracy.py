@@ -1,0 +1,103 @@
+"""Tile-reading accuracy: the real photos, and rendered tables when `vision.synth` is present.
+
+    python -m benchmarks.vision_accuracy [DIR] [--synthetic N] [--seed S]
+
+DIR (default: the shared real photos) is scored like `domino-referee vision eval DIR`: tile
+identity precision and recall (multiset of values per image), exact images (every tile right,
+nothing extra), face-down count error and joins. With `vision.synth` importable, N rendered
+1920x1080 tables (default 500, seeds S..S+N-1) are scored the same way; `--synthetic 0` skips them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from vision.evaluate import ImageScore, load_labels, score_image, summarise
+from vision.image import load_image
+from vision.read import read_image
+
+REAL_PHOTOS = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "real-photos"
+GOAL = 0.99
+
+
+def score_folder(folder: Path) -> tuple[list[ImageScore], float]:
+    labels = load_labels(folder)
+    scores = []
+    started = time.perf_counter()
+    for name, label in sorted(labels.items()):
+        view = read_image(load_image(folder / name))
+        scores.append(score_image(name, view.to_json(), label))
+    return scores, time.perf_counter() - started
+
+
+def score_synthetic(count: int, seed: int, progress: int = 0) -> tuple[list[ImageScore], float] | None:
+    try:
+        from vision.synth.dataset import render_example
+    except ImportError:
+        return None
+    scores = []
+    reading = 0.0
+    for i in range(count):
+        frame = render_example(seed + i)
+        started = time.perf_counter()
+        view = read_image(frame.image)
+        reading += time.perf_counter() - started
+        scores.append(score_image(f"synth-{seed + i}", view.to_json(), frame.labels))
+        if progress and (i + 1) % progress == 0:
+            right = sum(s.true_positives for s in scores)
+            print(f"  ... {i + 1} rendered tables: {right} right of "
+                  f"{sum(s.predicted for s in scores)} seen, {sum(s.labelled for s in scores)} labelled, "
+                  f"{sum(s.exact for s in scores)} exact", flush=True)
+    return scores, reading
+
+
+def report(title: str, scores: list[ImageScore], seconds: float) -> dict[str, Any]:
+    total = summarise(scores)
+    right = sum(s.true_positives for s in scores)
+    seen = sum(s.predicted for s in scores)
+    labelled = sum(s.labelled for s in scores)
+    print(f"{title}: {total['images']} images in {seconds:.1f} s of reading")
+    print(f"  tiles: {right} right of {seen} seen and {labelled} labelled")
+    print(f"  tile precision {total['precision']:.4f}  recall {total['recall']:.4f}  "
+          f"(goal {GOAL:.2f}: precision {'met' if total['precision'] >= GOAL else 'not met'}, "
+          f"recall {'met' if total['recall'] >= GOAL else 'not met'})")
+    print(f"  exact images {total['exact_images']}/{total['images']} ({total['exact_accuracy']:.3f})")
+    if total["face_down_mean_abs_error"] is not None:
+        print(f"  face-down count: mean absolute error {total['face_down_mean_abs_error']}")
+    if total["joins_recall"] is not None:
+        print(f"  joins precision {total['joins_precision']:.3f}  recall {total['joins_recall']:.3f}")
+    wrong = [s for s in scores if not s.exact]
+    for s in wrong[:10]:
+        print(f"    {s.name}: extra {s.extra} missing {s.missing}")
+    if len(wrong) > 10:
+        print(f"    ... and {len(wrong) - 10} more inexact images")
+    return total
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.vision_accuracy", description=__doc__)
+    parser.add_argument("folder", nargs="?", type=Path, default=REAL_PHOTOS)
+    parser.add_argument("--synthetic", type=int, default=500, metavar="N")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--progress", type=int, default=0, metavar="K",
+                        help="print running totals every K rendered tables")
+    args = parser.parse_args(argv)
+    scores, seconds = score_folder(args.folder)
+    sys.stdout.flush()
+    report(f"labelled folder {args.folder.resolve().name}", scores, seconds)
+    if args.synthetic > 0:
+        synthetic = score_synthetic(args.synthetic, args.seed, args.progress)
+        if synthetic is None:
+            print("rendered tables: skipped (vision.synth is not in this checkout)")
+        else:
+            report(f"rendered 1920x1080 tables, seeds {args.seed}..{args.seed + args.synthetic - 1}",
+                   *synthetic)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
