@@ -34,7 +34,7 @@ def score_folder(folder: Path) -> tuple[list[ImageScore], float]:
     return scores, time.perf_counter() - started
 
 
-def score_synthetic(count: int, seed: int) -> tuple[list[ImageScore], float] | None:
+def score_synthetic(count: int, seed: int, progress: int = 0) -> tuple[list[ImageScore], float] | None:
     try:
         from vision.synth.dataset import render_example
     except ImportError:
@@ -47,12 +47,21 @@ def score_synthetic(count: int, seed: int) -> tuple[list[ImageScore], float] | N
         view = read_image(frame.image)
         reading += time.perf_counter() - started
         scores.append(score_image(f"synth-{seed + i}", view.to_json(), frame.labels))
+        if progress and (i + 1) % progress == 0:
+            right = sum(s.true_positives for s in scores)
+            print(f"  ... {i + 1} rendered tables: {right} right of "
+                  f"{sum(s.predicted for s in scores)} seen, {sum(s.labelled for s in scores)} labelled, "
+                  f"{sum(s.exact for s in scores)} exact", flush=True)
     return scores, reading
 
 
 def report(title: str, scores: list[ImageScore], seconds: float) -> dict[str, Any]:
     total = summarise(scores)
+    right = sum(s.true_positives for s in scores)
+    seen = sum(s.predicted for s in scores)
+    labelled = sum(s.labelled for s in scores)
     print(f"{title}: {total['images']} images in {seconds:.1f} s of reading")
+    print(f"  tiles: {right} right of {seen} seen and {labelled} labelled")
     print(f"  tile precision {total['precision']:.4f}  recall {total['recall']:.4f}  "
           f"(goal {GOAL:.2f}: precision {'met' if total['precision'] >= GOAL else 'not met'}, "
           f"recall {'met' if total['recall'] >= GOAL else 'not met'})")
@@ -74,11 +83,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("folder", nargs="?", type=Path, default=REAL_PHOTOS)
     parser.add_argument("--synthetic", type=int, default=500, metavar="N")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--progress", type=int, default=0, metavar="K",
+                        help="print running totals every K rendered tables")
     args = parser.parse_args(argv)
     scores, seconds = score_folder(args.folder)
+    sys.stdout.flush()
     report(f"labelled folder {args.folder.resolve().name}", scores, seconds)
     if args.synthetic > 0:
-        synthetic = score_synthetic(args.synthetic, args.seed)
+        synthetic = score_synthetic(args.synthetic, args.seed, args.progress)
         if synthetic is None:
             print("rendered tables: skipped (vision.synth is not in this checkout)")
         else:

@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import TileFrame
+from vision.marks import channel_min
 
 
 def table_distance(image: np.ndarray, *, border: int = 4) -> np.ndarray:
@@ -24,12 +25,26 @@ def table_distance(image: np.ndarray, *, border: int = 4) -> np.ndarray:
     return np.linalg.norm((lab - table) * weights, axis=2)
 
 
+def _marked(darkest: np.ndarray, contour: np.ndarray) -> float:
+    """Share of a block's pixels much darker than the block's own median (in the darkest channel)."""
+    x, y, w, h = cv2.boundingRect(contour)
+    inside = np.zeros((h, w), np.uint8)
+    cv2.drawContours(inside, [contour - np.int32([x, y])], -1, 1, thickness=cv2.FILLED)
+    values = darkest[y:y + h, x:x + w][inside > 0].astype(np.float32)
+    if values.size == 0:
+        return 0.0
+    return float(np.mean(values < 0.6 * np.median(values)))
+
+
 def find_face_down(image: np.ndarray, face_up: list[TileFrame], *, threshold: float = 25.0,
-                   border: int = 4, min_fill: float = 0.75) -> list[np.ndarray]:
+                   border: int = 4, min_fill: float = 0.75, max_marks: float = 0.03,
+                   bevel: float = 1.15) -> list[np.ndarray]:
     """Corners (float32 (4, 2), clockwise) of each face-down tile in `image` (uint8 BGR).
 
-    `face_up` frames are masked out first. The size of one tile comes from the face-up tiles, or,
-    when there are none, from the smallest plausible block.
+    `face_up` frames are masked out first. A block with more than `max_marks` of its pixels dark
+    marks (pips, a bar, an ArUco pattern) is not a back. The size of one tile comes from the
+    face-up tiles (whose fitted outlines sit a bevel inside the edge: `bevel` scales their area),
+    or, when there are none, from the smallest plausible block.
     """
     mask = (table_distance(image, border=border) > threshold).astype(np.uint8)
     for frame in face_up:
@@ -37,6 +52,7 @@ def find_face_down(image: np.ndarray, face_up: list[TileFrame], *, threshold: fl
         cv2.fillPoly(mask, [np.round(grown.corners()).astype(np.int32)], 0)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    darkest = channel_min(image)
     blocks = []
     for contour in contours:
         area = float(cv2.contourArea(contour))
@@ -44,10 +60,12 @@ def find_face_down(image: np.ndarray, face_up: list[TileFrame], *, threshold: fl
         (w, h) = rect[1]
         if area < 50 or w * h <= 0 or area / (w * h) < min_fill:
             continue
+        if _marked(darkest, contour) > max_marks:
+            continue  # pips, a divider or a marker's pattern: not a plain back
         blocks.append((area, rect))
     short_side = 0.0
     if face_up:
-        unit = float(np.median([4 * f.half_width * f.half_length for f in face_up]))
+        unit = bevel * float(np.median([4 * f.half_width * f.half_length for f in face_up]))
         short_side = float(np.median([2 * f.half_width for f in face_up]))
     else:
         singles = [area for area, rect in blocks
@@ -79,7 +97,8 @@ def _split(rect: tuple, count: int) -> list[np.ndarray]:
         half_u, half_v = ux * (w / count / 2), uy * (h / 2)
         corners = np.float32([centre - half_u - half_v, centre + half_u - half_v,
                               centre + half_u + half_v, centre - half_u + half_v])
-        if np.cross(corners[1] - corners[0], corners[2] - corners[1]) < 0:
+        first, second = corners[1] - corners[0], corners[2] - corners[1]
+        if first[0] * second[1] - first[1] * second[0] < 0:  # counter-clockwise on screen
             corners = corners[::-1].copy()
         boxes.append(corners)
     return boxes

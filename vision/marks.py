@@ -47,12 +47,15 @@ def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, thresh
     factor = min(1.0, work_side / short)
     small = cv2.resize(image_bgr, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA) \
         if factor < 1.0 else image_bgr
-    ink = ink_ratio(small, polarity="dark", window=max(9, min(small.shape[:2]) // 8) | 1)
-    mask = (ink > threshold).astype(np.uint8)
-    _, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    w, h, area = stats[1:, 2], stats[1:, 3], stats[1:, 4]
-    round_ = (area >= 6) & (np.maximum(w, h) <= 1.6 * np.minimum(w, h)) & (area >= 0.55 * w * h)
-    diameters = np.log(np.sqrt(4 * area[round_] / np.pi))
+    window = max(9, min(small.shape[:2]) // 8) | 1
+    diameters = np.empty(0)
+    # Both polarities vote: black tiles carry light pips, and the tiles themselves are few.
+    for polarity, cut in (("dark", threshold), ("bright", threshold * 0.75)):
+        mask = (ink_ratio(small, polarity=polarity, window=window) > cut).astype(np.uint8)
+        _, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        w, h, area = stats[1:, 2], stats[1:, 3], stats[1:, 4]
+        round_ = (area >= 6) & (np.maximum(w, h) <= 1.6 * np.minimum(w, h)) & (area >= 0.55 * w * h)
+        diameters = np.concatenate([diameters, np.log(np.sqrt(4 * area[round_] / np.pi))])
     if diameters.size >= 3:
         edges = np.arange(np.log(3.0), np.log(400.0), 0.15)
         counts, _ = np.histogram(diameters, bins=edges)
@@ -110,23 +113,15 @@ def ink_ratio(image_bgr: np.ndarray, *, polarity: str = "dark", window: int = 31
     return np.clip((channel - envelope) / 255.0, 0.0, 1.0)
 
 
-def _line_kernel(length: int, angle_rad: float) -> np.ndarray:
-    size = max(3, length | 1)
-    kernel = np.zeros((size, size), np.uint8)
-    c = size // 2
-    dx, dy = np.cos(angle_rad) * (length - 1) / 2, np.sin(angle_rad) * (length - 1) / 2
-    cv2.line(kernel, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1, 1)
-    return kernel
-
-
 def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
               min_length: float = 1.8, min_elongation: float = 3.0, max_elongation: float = 30.0,
-              angles: int = 12, polarity: str = "dark") -> list[Bar]:
+              angles: int = 12, polarity: str = "dark", pin_gap: float = 1.2) -> list[Bar]:
     """Straight marks at least `min_length` pips long and `min_elongation` times longer than thick.
 
     Bars often touch the pips beside them or a shadow line. Each large component of `ink > threshold`
     is opened with a line of 1.6 pip diameters at `angles` orientations: a round pip does not hold
     such a line and vanishes, a bar does, and each orientation keeps only what runs along it.
+    Two collinear pieces less than `pin_gap` pips apart are also offered joined (see `_bridged`).
     """
     mask = (ink > threshold).astype(np.uint8)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -156,16 +151,56 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
                     continue
                 offset = np.float32([x + px - pad, y + py - pad])
                 found.append(Bar(center + offset, direction, length, thickness, polarity))
-    return _distinct(found, pip_diameter)
+    found = _distinct(found, pip_diameter)
+    return found + _bridged(found, pip_diameter * pin_gap)
+
+
+def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:
+    """Bars put together from two collinear pieces of similar length with a short gap between.
+
+    A light metal pin in the middle of a thin bar splits it in two; the halves stay candidates
+    too, and the fitting keeps whichever makes a tile.
+    """
+    if len(bars) < 2:
+        return []
+    centers = np.array([b.center for b in bars], np.float64)
+    dirs = np.array([b.direction for b in bars], np.float64)
+    lengths = np.array([b.length for b in bars])
+    offset = centers[None, :, :] - centers[:, None, :]             # [i, j] = c_j - c_i
+    distance = np.maximum(np.hypot(offset[..., 0], offset[..., 1]), 1e-6)
+    unit = offset / distance[..., None]
+    # Short pieces have rough directions: the line through both centres must agree with both.
+    agree_i = np.abs(np.einsum("ijk,ik->ij", unit, dirs))
+    agree_j = np.abs(np.einsum("ijk,jk->ij", unit, dirs))
+    gap = distance - (lengths[:, None] + lengths[None, :]) / 2
+    ratio = lengths[:, None] / lengths[None, :]
+    ok = ((np.abs(dirs @ dirs.T) >= 0.94) & (agree_i >= 0.95) & (agree_j >= 0.95)
+          & (ratio >= 0.6) & (ratio <= 1.67) & (gap >= -1.0) & (gap <= max_gap))
+    ok = np.triu(ok, k=1)
+    joined: list[Bar] = []
+    for i, j in zip(*np.nonzero(ok), strict=True):
+        first, second = bars[i], bars[j]
+        axis = unit[i, j].astype(np.float32)
+        length = float(distance[i, j]) + (first.length + second.length) / 2
+        center = (first.center + second.center) / 2 + axis * ((second.length - first.length) / 4)
+        joined.append(Bar(center.astype(np.float32), axis, length,
+                          max(first.thickness, second.thickness), first.polarity))
+    return joined
 
 
 def _distinct(bars: list[Bar], pip_diameter: float) -> list[Bar]:
     """One bar per place: among candidates within half a pip of each other, the longest."""
     kept: list[Bar] = []
+    centers = np.empty((0, 2), np.float32)
+    dirs = np.empty((0, 2), np.float32)
     for bar in sorted(bars, key=lambda b: -b.length):
-        if all(np.linalg.norm(bar.center - other.center) > 0.5 * pip_diameter
-               or abs(float(np.dot(bar.direction, other.direction))) < 0.9 for other in kept):
-            kept.append(bar)
+        if kept:
+            near = np.hypot(*(centers - bar.center).T) <= 0.5 * pip_diameter
+            if np.any(near & (np.abs(dirs @ bar.direction) >= 0.9)):
+                continue
+        kept.append(bar)
+        centers = np.vstack([centers, bar.center[None, :]])
+        dirs = np.vstack([dirs, bar.direction[None, :]])
     return kept
 
 

@@ -26,7 +26,8 @@ class Candidate:
 
 def find_candidates(image: np.ndarray, bars: list[Bar], *, bar_ratio: float,
                     window: tuple[float, float], max_pip: int,
-                    half_width: float | None = None, aspect: float | None = None) -> list[Candidate]:
+                    half_width: float | None = None, aspect: float | None = None,
+                    min_confidence: float = 0.0) -> list[Candidate]:
     """A fitted and read tile for every bar that can be a tile's divider.
 
     With `half_width` (the size of this set's tiles in this image, px) every fit starts from it,
@@ -37,8 +38,8 @@ def find_candidates(image: np.ndarray, bars: list[Bar], *, bar_ratio: float,
         if half_width is not None and abs(bar.length / (2 * half_width) / bar_ratio - 1) > 0.25:
             continue
         context = bar_context(image, bar, half_width or bar.length / (2 * bar_ratio))
-        if context <= 0:
-            continue
+        if context <= min_confidence:
+            continue  # a reading's confidence never exceeds its bar's context
         fit = fit_tile(image, bar, bar_ratio=bar_ratio, window=window, half_width=half_width,
                        aspect=aspect)
         if fit is None or fit.score <= 0:
@@ -100,8 +101,8 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
     for polarity in ("dark", "bright"):
         ink = ink_ratio(image, polarity=polarity, window=envelope_size(image.shape, pip))
         bars += find_bars(ink, pip, polarity=polarity, threshold=0.4 if polarity == "dark" else 0.3)
-    first = select(find_candidates(image, bars, bar_ratio=0.72, window=(0.7, 1.35), max_pip=max_pip),
-                   min_confidence)
+    first = select(find_candidates(image, bars, bar_ratio=0.72, window=(0.7, 1.35), max_pip=max_pip,
+                                   min_confidence=min_confidence), min_confidence)
     # The bar's share of the width is the same for every tile of a set: learn it from this image
     # and fit again with narrower windows.
     if first:
@@ -110,7 +111,8 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
         size = float(np.median([c.fit.frame.half_width for c in first]))
         aspect = float(np.median([c.fit.frame.half_length / c.fit.frame.half_width for c in first]))
         chosen = select(find_candidates(image, bars, bar_ratio=ratio, window=(0.85, 1.18),
-                                        max_pip=max_pip, half_width=size, aspect=aspect),
+                                        max_pip=max_pip, half_width=size, aspect=aspect,
+                                        min_confidence=min_confidence),
                         min_confidence)
     else:
         chosen = []

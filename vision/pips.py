@@ -83,13 +83,27 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
         area = stats[index, cv2.CC_STAT_AREA] / unit
         x = (centroids[index][0] - (cols - 1) / 2) / PPW
         y = (centroids[index][1] - (rows - 1) / 2) / PPW
+        left, top = stats[index, cv2.CC_STAT_LEFT], stats[index, cv2.CC_STAT_TOP]
+        right = left + stats[index, cv2.CC_STAT_WIDTH]
+        bottom = top + stats[index, cv2.CC_STAT_HEIGHT]
+        width_px, height_px = right - left, bottom - top
+        if ((left == 0 or right >= cols) and height_px > 0.6 * PPW) or (
+                (top == 0 or bottom >= rows) and width_px > 0.6 * PPW):
+            continue  # a strip along the edge: the table or a neighbour beyond the fitted outline
         if area < min_area or abs(y) < divider_band or abs(x) > 1 - rim or abs(y) > length - rim:
             continue
         w, h = stats[index, cv2.CC_STAT_WIDTH] / PPW, stats[index, cv2.CC_STAT_HEIGHT] / PPW
         if max(w, h) > 0.9 and max(w, h) > 2.5 * min(w, h):
             valid = False  # a bar or an edge runs through this half
             continue
-        marks.append((x, y, area))
+        # Two pieces of one pip (split by a highlight or a ring) are one pip.
+        for k, (mx, my, marea) in enumerate(marks):
+            if (mx - x) ** 2 + (my - y) ** 2 < 0.3 ** 2:
+                total = marea + area
+                marks[k] = ((mx * marea + x * area) / total, (my * marea + y * area) / total, total)
+                break
+        else:
+            marks.append((x, y, area))
     areas = np.array([m[2] for m in marks if m[2] <= max_pip_area])
     reference = float(np.median(areas)) if areas.size else 0.09
     a = b = 0

@@ -93,7 +93,7 @@ class Resynced(Observation):
     pass
 
 
-@dataclass
+@dataclass(eq=False)  # identity: its arrays have no truth value
 class _Tile:
     name: str
     a: int
@@ -116,7 +116,7 @@ class _Tile:
         return (h_b - h_a) / max(1e-9, float(np.linalg.norm(h_b - h_a)))
 
 
-@dataclass
+@dataclass(eq=False)  # identity: its arrays have no truth value
 class _End:
     value: int
     centre: np.ndarray

@@ -45,6 +45,7 @@ def test_any_rotation(angle):
     ((60, 110, 40), "felt", (210, 235, 240), (20, 20, 20)),      # ivory, black pips, green felt
     ((70, 120, 170), "wood", (245, 245, 245), (40, 40, 200)),    # white, red pips, wood
     ((200, 200, 200), "plain", (250, 250, 250), (160, 60, 20)),  # white, blue pips, plain grey
+    ((150, 190, 210), "plain", (25, 25, 25), (240, 240, 240)),   # black tile, white pips, beige
 ])
 def test_tile_and_table_colours(table_colour, texture, face, pip):
     image = table(colour=table_colour, texture=texture)
@@ -59,7 +60,7 @@ def test_centre_pin_and_glare_are_not_pips():
     image = table()
     painted = [Painted(2, 5, (250, 250), 10, 42), Painted(0, 4, (600, 300), 100, 42)]
     paint_tile(image, painted[0], pin=(90, 170, 210), glare=True)
-    paint_tile(image, painted[1], pin=(60, 140, 190), glare=True)
+    paint_tile(image, painted[1], pin=(190, 190, 190), glare=True)  # a light steel pin
     _match(read_image(image), painted)
 
 

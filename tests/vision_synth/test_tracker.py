@@ -28,7 +28,16 @@ SIZE = (1280, 720)
 
 def _film(seed: int, spinner: bool) -> tuple[GameFilm, Tracker, list[int]]:
     layout = small_table()
-    film = GameFilm(STYLE, seed=seed, size=SIZE, layout=layout, spinner=spinner, rest_frames=6)
+    film = GameFilm(
+        STYLE,
+        seed=seed,
+        size=SIZE,
+        layout=layout,
+        spinner=spinner,
+        approach_frames=3,
+        leave_frames=2,
+        rest_frames=5,
+    )
     film.renderer = Renderer(STYLE, SIZE, seed=seed, layout=layout, markers=False)
     calibration = Calibration(np.linalg.inv(film.renderer.table_to_image), layout, SIZE)
     reads_on_hand_frames: list[int] = []
@@ -70,3 +79,14 @@ def test_every_play_found_with_its_end_and_hands_make_no_play(seed: int, spinner
     assert placed == plays
     assert len(hand_reads) > 20 and sum(hand_reads) == 0, "a frame with a hand over the table was read"
     assert tracker.desync is None
+
+
+def test_two_tiles_laid_between_two_looks_are_both_reported_in_chain_order() -> None:
+    film, tracker, hand_reads = _film(5, False)
+    film.new_hand(boneyard=0)
+    film.play(0, "1-2", None)  # the tracker does not see this one settle
+    observed = _feed(tracker, film.play(1, "2-5", "right"), hand_reads)
+    assert [(o.tile, o.end) for o in observed if isinstance(o, TilePlaced)] == [
+        ("1-2", None),
+        ("2-5", "right"),
+    ]
