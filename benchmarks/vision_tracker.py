@@ -18,11 +18,9 @@ import time
 
 import numpy as np
 
-from vision.calibration import Calibration
-from vision.film import GameFilm, random_plays, small_table
+from vision.film import fixed_camera_film, random_plays
 from vision.read import read_image
-from vision.synth.scene import Renderer
-from vision.synth.style import Style, random_style
+from vision.synth.style import PLAIN_STYLE, random_style
 from vision.tracker import TilePlaced, Tracker
 
 
@@ -30,33 +28,11 @@ def run_sequence(
     seed: int, plays: int, style_kind: str, size: tuple[int, int] = (1280, 720)
 ) -> dict[str, int]:
     rng = np.random.default_rng(seed)
-    layout = small_table()
-    if style_kind == "plain":
-        style = Style(
-            table="plain",
-            table_colour=(0.55, 0.58, 0.60),
-            pin=None,
-            glare=0.0,
-            blur=0.3,
-            noise=1.5,
-            vignetting=0.1,
-            light_gradient=0.05,
-        )
-    else:
-        style = random_style(rng)
+    style = PLAIN_STYLE if style_kind == "plain" else random_style(rng)
     spinner = bool(rng.random() < 0.3)
-    film = GameFilm(
-        style,
-        seed=seed,
-        size=size,
-        layout=layout,
-        spinner=spinner,
-        approach_frames=3,
-        leave_frames=2,
-        rest_frames=5,
+    film, calibration = fixed_camera_film(
+        style, seed, size, spinner=spinner, approach_frames=3, leave_frames=2, rest_frames=5
     )
-    film.renderer = Renderer(style, size, seed=seed, layout=layout, markers=False)
-    calibration = Calibration(np.linalg.inv(film.renderer.table_to_image), layout, size)
     tracker = Tracker(read_image, calibration=calibration, spinner=spinner)
     counts = {
         "plays": 0,

@@ -18,10 +18,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from vision.calibration import TableLayout
+from vision.calibration import Calibration, TableLayout
 from vision.synth.geometry import TILE_LENGTH_MM, TILE_WIDTH_MM
 from vision.synth.hands import SKIN_TONES, SLEEVES, Hand
 from vision.synth.layout import LineOfPlay
@@ -367,3 +368,16 @@ def demo_game_frames(seed: int, plays: int = 12, size: tuple[int, int] = (1280, 
 
 
 __all__ = ["TILE_LENGTH_MM", "GameFilm", "Truth", "demo_game_frames", "parse_tile", "random_plays"]
+
+
+def fixed_camera_film(
+    style: Style, seed: int, size: tuple[int, int], **options: Any
+) -> tuple[GameFilm, Calibration]:
+    """A film of the small table by a camera that never moves, and that camera's calibration.
+
+    The markers are left out of the picture and the film's exact homography is the calibration,
+    as with ``[camera] calibration = "fixed"`` on a real table; `options` go to `GameFilm`.
+    """
+    film = GameFilm(style, seed=seed, size=size, layout=small_table(), **options)
+    film.renderer = Renderer(style, size, seed=seed, layout=film.layout, markers=False)
+    return film, Calibration(np.linalg.inv(film.renderer.table_to_image), film.layout, size)

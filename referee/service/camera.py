@@ -145,20 +145,13 @@ def demo_camera(size: tuple[int, int], seed: int, *, spinner: bool = False, fps:
     today), filmed close up by a fixed camera whose saved homography is the calibration, as with
     ``[camera] calibration = "fixed"`` on a real table.
     """
-    import numpy as np
-
-    from vision.calibration import Calibration
-    from vision.film import GameFilm, small_table
-    from vision.synth.scene import Renderer
-    from vision.synth.style import Style
+    from vision.film import fixed_camera_film
+    from vision.synth.style import PLAIN_STYLE
     from vision.tracker import Tracker
 
-    style = Style(table="plain", table_colour=(0.55, 0.58, 0.60), pin=None, glare=0.0, blur=0.3,
-                  noise=1.5, vignetting=0.1, light_gradient=0.05)
-    film = GameFilm(style, seed=seed, size=size, fps=fps, spinner=spinner, layout=small_table(),
-                    approach_frames=approach_frames, leave_frames=leave_frames, rest_frames=rest_frames)
-    film.renderer = Renderer(style, size, seed=seed, layout=film.layout, markers=False)
-    calibration = Calibration(np.linalg.inv(film.renderer.table_to_image), film.layout, size)
+    film, calibration = fixed_camera_film(PLAIN_STYLE, seed, size, fps=fps, spinner=spinner,
+                                          approach_frames=approach_frames, leave_frames=leave_frames,
+                                          rest_frames=rest_frames)
     tracker = Tracker(quiet_reader(), calibration=calibration, stable_frames=3, spinner=spinner)
     return film, tracker
 

@@ -5,41 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.calibration import Calibration
-from vision.film import GameFilm, small_table
+from vision.film import GameFilm, fixed_camera_film
 from vision.read import read_image
-from vision.synth.scene import Renderer
-from vision.synth.style import Style
+from vision.synth.style import PLAIN_STYLE
 from vision.tracker import Desync, TilePlaced, Tracker
 
-# A pin-less ivory set on a grey cloth, seen by a fixed camera with a saved homography.
-STYLE = Style(
-    table="plain",
-    table_colour=(0.55, 0.58, 0.60),
-    pin=None,
-    glare=0.0,
-    blur=0.3,
-    noise=1.5,
-    vignetting=0.1,
-    light_gradient=0.05,
-)
 SIZE = (1280, 720)
 
 
 def _film(seed: int, spinner: bool) -> tuple[GameFilm, Tracker, list[int]]:
-    layout = small_table()
-    film = GameFilm(
-        STYLE,
-        seed=seed,
-        size=SIZE,
-        layout=layout,
-        spinner=spinner,
-        approach_frames=3,
-        leave_frames=2,
-        rest_frames=5,
+    film, calibration = fixed_camera_film(
+        PLAIN_STYLE, seed, SIZE, spinner=spinner, approach_frames=3, leave_frames=2, rest_frames=5
     )
-    film.renderer = Renderer(STYLE, SIZE, seed=seed, layout=layout, markers=False)
-    calibration = Calibration(np.linalg.inv(film.renderer.table_to_image), layout, SIZE)
     reads_on_hand_frames: list[int] = []
     tracker = Tracker(read_image, calibration=calibration, spinner=spinner)
     return film, tracker, reads_on_hand_frames
