@@ -18,6 +18,9 @@ from referee.service.ports import BoardView, Feed, Input
 
 BEEPS = {"ok": "ok", "error": "error", "warning": "warning", "timeout": "timeout", "hand": "ok",
          "match": "match-end"}
+# The board shows a message in place of the scores: at the match's end it gives the digits back
+# after this long, so the final scores stay on the board (the firmware times it by itself).
+END_MESSAGE_SECONDS = 4.0
 
 
 def board_text(text: str, width: int = 16) -> str:
@@ -82,7 +85,7 @@ class ScoreboardDisplay:
                 self._shown.update(turn=seat, hand=view.hand, clock=clock[2])
             text = board_text(view.message)
             if force or self._shown.get("message") != text:
-                self.board.message(text)
+                self.board.message(text, END_MESSAGE_SECONDS if text and view.phase == "match-over" else 0)
                 self.board.leds(red=bool(text) and "take" in view.message)
                 self._shown["message"] = text
 
