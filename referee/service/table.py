@@ -396,6 +396,10 @@ class TableCore:
     def _on_undo(self, data: Mapping[str, Any], t: float) -> Outcome:
         outcome = Outcome()
         try:
+            accepted = getattr(self.referee, "accepted", None)
+            if accepted and "start" in accepted[-1][1]:
+                # Start is the manager's own press, never a misread: it is not taken back.
+                raise ValueError("only the match's start is behind us")
             undone = self.referee.undo()
             if undone is None:
                 raise ValueError("no accepted event")
