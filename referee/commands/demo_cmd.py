@@ -19,9 +19,11 @@ def register(subparsers: Any) -> None:
     demo.add_argument("--seed", type=int, default=1, help="shuffle and strategy seed (default 1)")
     demo.add_argument("--speed", type=float, default=0.0,
                       help="playback speed: 1 = real time, 0 = as fast as possible (default)")
-    demo.add_argument("--hands", type=int, help="turkish: hands in the match (default 1)")
+    demo.add_argument("--hands", type=int,
+                      help="turkish: hands in the match (default: the config file's hands, else 1)")
     demo.add_argument("--target", type=int,
-                      help="italian/muggins/all-fives: points that win (default 20, 150, 100)")
+                      help="italian/muggins/all-fives: points that win (default: the config file's "
+                           "target, else 20, 150, 100)")
     demo.add_argument("--out", default="demo-out", help="directory for the record and the event log")
     demo.add_argument("--video", metavar="FILE", help="also write the rendered video with what vision saw")
     demo.add_argument("--no-vision", action="store_true",

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from referee.config import Config, load_config, parse_config
+from referee.config import ENV_PREFIX, Config, load_config, parse_config
 from referee.errors import DominoError
 from referee.service.app import Table, build_table
 from referee.service.devices import ScoreboardDisplay
@@ -52,14 +52,34 @@ class FilmClock:
         return self.t
 
 
+def options_set_by(path: Path | str | None) -> set[str]:
+    """The rule options a configuration file (or its environment override) names itself, as
+    opposed to those it leaves at the rule set's defaults."""
+    import os
+    import tomllib
+
+    named: set[str] = set()
+    if path is not None:
+        with open(path, "rb") as file:
+            options = tomllib.load(file).get("table", {}).get("options", {})
+        named = set(options) if isinstance(options, dict) else set()
+    override = os.environ.get(f"{ENV_PREFIX}TABLE__OPTIONS")
+    if override is not None:
+        try:
+            value = tomllib.loads(f"v = {override}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = None
+        named = set(value) if isinstance(value, dict) else named
+    return named
+
+
 def demo_config(args: argparse.Namespace) -> Config:
-    """The demo's table: demo.toml (or --config) with the command line's overrides."""
-    if args.config:
-        base = load_config(args.config)
-    elif DEMO_CONFIG.exists():
-        base = load_config(DEMO_CONFIG)
-    else:
-        base = parse_config({"table": {"id": "demo"}})
+    """The demo's table: demo.toml (or --config) with the command line's overrides.
+
+    The match length is, by precedence: `--hands`/`--target`, the file's `[table.options]`, then
+    the demo's short default (`SHORT_DEFAULTS`)."""
+    path = args.config or (DEMO_CONFIG if DEMO_CONFIG.exists() else None)
+    base = load_config(path) if path else parse_config({"table": {"id": "demo"}})
     data = base.as_dict(reveal_secrets=True)
     table = data["table"]
     rules = args.rules or table["rules"]
@@ -70,9 +90,11 @@ def demo_config(args: argparse.Namespace) -> Config:
         table["teams"] = []
         table["options"] = {}
     table["rules"] = rules
-    options = dict(table["options"]) if rules == base["table"]["rules"] else {}
-    # A demo match is kept short unless asked otherwise: one hand of turkish, small targets.
-    options.update(SHORT_DEFAULTS[rules])
+    same_rules = rules == base["table"]["rules"]
+    options = dict(table["options"]) if same_rules else {}
+    # A demo match is kept short unless the file says otherwise: one hand of turkish, small targets.
+    named = options_set_by(path) if same_rules and not args.players else set()
+    options.update({key: value for key, value in SHORT_DEFAULTS[rules].items() if key not in named})
     if args.hands is not None:
         if rules != "turkish":
             raise DemoError(f"--hands is for turkish; {rules} plays to a --target")

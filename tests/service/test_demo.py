@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 import cv2
+import pytest
 
 from referee.cli import main
 from referee.config import parse_config
@@ -45,3 +46,34 @@ def test_demo_options_are_checked(tmp_path: Path) -> None:
     status = main(["demo", "--rules", "italian", "--hands", "3", "--out", str(tmp_path)])
     assert status == 1
     assert parse_config({}, environ={})["table"]["rules"] == "turkish"
+
+
+def demo_args(config: Path | None, **given: object) -> argparse.Namespace:
+    values: dict[str, object] = {"config": str(config) if config else None, "rules": None, "players": None,
+                                 "hands": None, "target": None, "out": "demo-out"}
+    return argparse.Namespace(**{**values, **given})
+
+
+def test_a_config_files_match_length_beats_the_short_default(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DOMINO_REFEREE__TABLE__OPTIONS", raising=False)
+    turkish = tmp_path / "turkish.toml"
+    turkish.write_text('[table]\nrules = "turkish"\nplayers = ["A", "B"]\n[table.options]\nhands = 3\n')
+    italian = tmp_path / "italian.toml"
+    italian.write_text('[table]\nrules = "italian"\nplayers = ["A", "B"]\n[table.options]\ntarget = 35\n')
+    plain = tmp_path / "plain.toml"
+    plain.write_text('[table]\nrules = "muggins"\nplayers = ["A", "B", "C"]\n'
+                     '[table.options]\nhand_size = 5\n')
+    # --hands/--target > the file's own option > the demo's short default.
+    assert demo_config(demo_args(turkish)).rule_options["hands"] == 3
+    assert demo_config(demo_args(turkish, hands=2)).rule_options["hands"] == 2
+    assert demo_config(demo_args(italian)).rule_options["target"] == 35
+    assert demo_config(demo_args(italian, target=40)).rule_options["target"] == 40
+    short = demo_config(demo_args(plain))
+    assert short.rule_options["target"] == 150 and short.rule_options["hand_size"] == 5
+    # Options of another rule set, or of another table size, are not the file's for this match.
+    assert demo_config(demo_args(turkish, rules="italian")).rule_options["target"] == 20
+    assert demo_config(demo_args(turkish, players=4)).rule_options["hands"] == 1
+    assert demo_config(demo_args(None)).rule_options["hands"] == 1      # demo.toml itself
+    monkeypatch.setenv("DOMINO_REFEREE__TABLE__OPTIONS", "{hands = 5}")
+    assert demo_config(demo_args(turkish)).rule_options["hands"] == 5
