@@ -368,6 +368,16 @@ class MoveClock:
         self.add_player(player)
         self.on_move = player
 
+    def restart_turn(self, t: float) -> None:
+        """Run the current turn again from `t`, its player's standing as it is (a move the table
+        manager undid: the mover lays the tile again from the undo on). Nothing runs: no change."""
+        self._advance(t)
+        if self.turn_started is not None:
+            self.turn_started = t
+            self.paused_total = 0.0
+            if self.paused_at is not None:
+                self.paused_at = t
+
     def stop_turn(self) -> None:
         """Forget the running turn without charging it (an untimed move, a hand's end)."""
         self.on_move = None

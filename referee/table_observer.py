@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from referee.options import validate_options
-from referee.tableside import TableSide, TableVerdict, is_table_event
+from referee.tableside import SavedSide, TableSide, TableVerdict, is_table_event
 
 GAME_ACTIONS = ("play", "draw", "pass", "reveal")
 # Table events the engine accepts without any effect on the match.
@@ -29,6 +29,11 @@ class TableObserver:
         self.side = side
         self.pending: TableVerdict | None = None
         self.derived: list[Mapping[str, Any]] = []
+        # The table side as it was before each event the engine accepted, keyed by the length of
+        # `Referee.accepted` with that event in it: an undo puts it back.
+        self.before: dict[int, SavedSide] = {}
+        self._saved: SavedSide | None = None
+        self._accepted = 0
         # Whether the record has anything for the table side: times, table events, a clock.
         self.active = False
 
@@ -44,6 +49,7 @@ class TableObserver:
         self.pending = None
         if not isinstance(event, Mapping) or any(event is d for d in self.derived):
             return ()
+        self._saved = self.side.saved(event)
         self.active = self.active or t is not None or is_table_event(event)
         side = self.side
         if "deal" in event:
@@ -74,6 +80,10 @@ class TableObserver:
         return ()
 
     def after_event(self, referee: Any, event: Mapping[str, Any], verdict: Any) -> None:
+        accepted = len(referee.accepted)
+        if accepted > self._accepted and self._saved is not None:
+            self.before[accepted] = self._saved
+        self._accepted = accepted
         if not isinstance(event, Mapping):
             return
         if any(event is d for d in self.derived):
@@ -110,8 +120,16 @@ class TableObserver:
                                         f"{timing.allowance:g} s; next move {timing.after.main:g} s")
 
     def on_undo(self, referee: Any, event: Mapping[str, Any]) -> None:
-        # Taking back a tile does not give back time: the clock keeps what was charged.
-        return None
+        """The last accepted event was taken back: the table side goes back to how it was before
+        it (the mover's clock standing, absences, seats). The caller that knows the undo's time
+        restarts the turn then (`TableSide.restart_turn`)."""
+        kept = len(referee.accepted)
+        saved = self.before.get(kept + 1)
+        for key in [key for key in self.before if key > kept]:
+            del self.before[key]
+        self._accepted = kept
+        if saved is not None:
+            self.side.restore(saved)
 
     def _forfeit(self, referee: Any, player: str, reason: str, detail: str) -> None:
         seat = referee.seat_of(player)

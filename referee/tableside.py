@@ -18,6 +18,7 @@ ends the match: later events are refused.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -58,6 +59,25 @@ class TableVerdict:
         return result
 
 
+@dataclass(frozen=True)
+class SavedSide:
+    """A `TableSide`'s state before one event (see `TableSide.saved`)."""
+
+    policy: ClockPolicy | None
+    clock: MoveClock
+    absences: Absences
+    seating: Seating
+    forfeit: Forfeit | None
+    timings: tuple[MoveTiming, ...]
+    moves_made: int
+
+
+def _copy_clock(clock: MoveClock) -> MoveClock:
+    copied = copy.copy(clock)   # its other fields are immutable values
+    copied.standing = dict(clock.standing)
+    return copied
+
+
 def is_table_event(event: Mapping[str, Any]) -> bool:
     return any(key in event for key in TABLE_KEYS)
 
@@ -94,6 +114,37 @@ class TableSide:
                 raise TableEventError(f"clock: found {section!r}, allowed a [clock] table")
             policy = clock_from_config(validate_section(SECTIONS["clock"], section, "clock."), rules)
         return cls(rules, players, options, policy)
+
+    # -- undo ------------------------------------------------------------------------------
+
+    def saved(self, event: Mapping[str, Any] | None = None) -> SavedSide:
+        """Everything `event` can change here, to put back when it is undone. Only table-side
+        events change absences and seats, so a game event's snapshot shares them (cheap enough to
+        take before every event)."""
+        shared = event is not None and not is_table_event(event)
+        return SavedSide(self.policy, _copy_clock(self.clock),
+                         self.absences if shared else copy.deepcopy(self.absences),
+                         self.seating if shared else copy.deepcopy(self.seating),
+                         self.forfeit, tuple(self.timings), self.moves_made)
+
+    def restore(self, saved: SavedSide) -> None:
+        """Back to `saved` (taken before an event that was undone). Time does not go back: events
+        after the undo are still checked against the latest time seen."""
+        last_clock_t = self.clock.last_t
+        self.policy, self.clock = saved.policy, _copy_clock(saved.clock)
+        self.clock.last_t = max(self.clock.last_t, last_clock_t)
+        if saved.absences is not self.absences:
+            self.absences = copy.deepcopy(saved.absences)
+        if saved.seating is not self.seating:
+            self.seating = copy.deepcopy(saved.seating)
+        self.forfeit, self.timings, self.moves_made = saved.forfeit, list(saved.timings), saved.moves_made
+
+    def restart_turn(self, t: float) -> None:
+        """The running turn starts again at `t` (after an undone play or pass)."""
+        if self.last_t is not None and t < self.last_t:
+            raise TableEventError(f"t: found {t!r}, earlier than the previous event's {self.last_t:g}")
+        self.last_t = t
+        self.clock.restart_turn(t)
 
     # -- the match's course -------------------------------------------------------------
 

@@ -76,13 +76,14 @@ class ScoreboardDisplay:
             seat = self.players.index(view.turn) if view.turn in self.players else None
             clock = (seat, view.hand, None if view.clock is None else round(view.clock, 1))
             if force or self._shown.get("turn") != seat or self._shown.get("hand") != view.hand or \
+                    self._shown.get("since") != view.clock_since or \
                     (view.clock is not None and self._shown.get("clock") is None):
                 if seat is None or view.clock is None:
                     self.board.hide_clock()
                 else:
                     self.board.run_clock(seat, max(view.clock, 0.0))
                 self.board.leds(turn=seat)
-                self._shown.update(turn=seat, hand=view.hand, clock=clock[2])
+                self._shown.update(turn=seat, hand=view.hand, clock=clock[2], since=view.clock_since)
             text = board_text(view.message)
             if force or self._shown.get("message") != text:
                 self.board.message(text, END_MESSAGE_SECONDS if text and view.phase == "match-over" else 0)

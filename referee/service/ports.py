@@ -27,6 +27,7 @@ class BoardView:
     message: str = ""
     hand: int = 0
     phase: str = "waiting"
+    clock_since: float | None = None   # match time the running turn's clock started (or restarted)
 
 
 class Display(Protocol):

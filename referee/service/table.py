@@ -156,9 +156,10 @@ class TableCore:
 
     def view(self, t: float) -> BoardView:
         scores = self.scores()
+        since = self.turn_began if self.side is None else self.side.clock.turn_started
         return BoardView(scores=tuple(scores.items()), turn=self.turn(), clock=self.remaining(t),
-                         boneyard=self.engine_boneyard(),
-                         message=self.message, hand=self.hand, phase=self.phase)
+                         boneyard=self.engine_boneyard(), message=self.message, hand=self.hand,
+                         phase=self.phase, clock_since=since)
 
     def state(self, t: float) -> dict[str, Any]:
         snap = self.snapshot()
@@ -413,6 +414,11 @@ class TableCore:
         self.message = "undone"
         if isinstance(undone, Mapping) and "play" in undone and isinstance(undone.get("player"), str):
             self.claimed = undone["player"]   # a lead taken back is led again by the same player
+        if self.side is not None and isinstance(undone, Mapping) and ("play" in undone or "pass" in undone):
+            # The engine's observer put the mover's clock back to before the move; the move runs
+            # again from now, so the time the misread cost is not charged.
+            self.side.restart_turn(round(t, 3))   # the engine's times are rounded so
+            self._claim_clock()
         if self.phase == "match-over":
             self.phase = "playing"
         outcome.events.append({"event": "undo", "undone": jsonable(undone), "t": round(t, 3)})
