@@ -57,6 +57,9 @@ class TableObserver:
             return ()
         if is_table_event(event):
             already_over = side.over
+            if "timeout" in event and side.clock.turn_running and side.clock.on_move is None \
+                    and referee.turn is not None:
+                side.clock.claim(referee.turn)   # judge the timeout against the mover's clock
             self.pending = side.handle(event)
             forfeit = self.pending.forfeit
             if forfeit is not None and not already_over:
@@ -102,9 +105,12 @@ class TableObserver:
                 verdict.error = mine.error
                 if referee.match.over:
                     verdict.match_result = referee.match.result()
-            elif not mine.ok and verdict.ok and mine.forfeit is None and not is_table_event(event):
+            elif not mine.ok and verdict.ok and mine.forfeit is None and \
+                    (not is_table_event(event) or "timeout" in event):
                 # A move the table side refuses (play waits for Continue, the player is away,
-                # time going back) changes nothing: take it back.
+                # time going back) changes nothing: take it back. So does a `timeout` the move
+                # clock contradicts (time was left, or another player was on move): only running
+                # out of time loses (RULES.md, italian), and the engine would end an italian match.
                 referee.undo()
                 verdict.ok, verdict.error, verdict.points = False, f"table: {mine.error}", 0
                 verdict.hand_result = verdict.match_result = None

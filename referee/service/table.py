@@ -366,10 +366,11 @@ class TableCore:
         return outcome
 
     def _on_timeout(self, data: Mapping[str, Any], t: float) -> Outcome:
-        outcome = Outcome(signals=["timeout"])
+        outcome = Outcome()
         player = str(data["player"])
-        self._engine({"player": player, "timeout": True}, t, outcome,
-                     describe={"event": "timeout", "player": player})
+        if self._engine({"player": player, "timeout": True}, t, outcome,
+                        describe={"event": "timeout", "player": player}):
+            outcome.signals.insert(0, "timeout")
         return outcome
 
     def _player_event(self, kind: str, data: Mapping[str, Any], t: float) -> Outcome:
