@@ -68,12 +68,13 @@ class SavedSide:
     absences: Absences
     seating: Seating
     forfeit: Forfeit | None
-    timings: tuple[MoveTiming, ...]
+    timings: int          # how many moves were timed
     moves_made: int
 
 
 def _copy_clock(clock: MoveClock) -> MoveClock:
-    copied = copy.copy(clock)   # its other fields are immutable values
+    copied = MoveClock.__new__(MoveClock)
+    copied.__dict__.update(clock.__dict__)   # its other fields are immutable values
     copied.standing = dict(clock.standing)
     return copied
 
@@ -125,7 +126,7 @@ class TableSide:
         return SavedSide(self.policy, _copy_clock(self.clock),
                          self.absences if shared else copy.deepcopy(self.absences),
                          self.seating if shared else copy.deepcopy(self.seating),
-                         self.forfeit, tuple(self.timings), self.moves_made)
+                         self.forfeit, len(self.timings), self.moves_made)
 
     def restore(self, saved: SavedSide) -> None:
         """Back to `saved` (taken before an event that was undone). Time does not go back: events
@@ -137,7 +138,9 @@ class TableSide:
             self.absences = copy.deepcopy(saved.absences)
         if saved.seating is not self.seating:
             self.seating = copy.deepcopy(saved.seating)
-        self.forfeit, self.timings, self.moves_made = saved.forfeit, list(saved.timings), saved.moves_made
+        # Timings are only ever appended, and undo takes back the latest event first.
+        del self.timings[saved.timings:]
+        self.forfeit, self.moves_made = saved.forfeit, saved.moves_made
 
     def restart_turn(self, t: float) -> None:
         """The running turn starts again at `t` (after an undone play or pass)."""
