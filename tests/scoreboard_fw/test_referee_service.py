@@ -1,7 +1,8 @@
 """The referee service on the real firmware: the table assembled as `domino-referee run` assembles it
 (`hardware_parts` + `build_table`, the scoreboard port being the simulated board's pty) referees a
-short all-fives match with the italian move clock, and the test reads what the board really shows
-(the MAX7219 digits the harness decodes, its LEDs and the buzzer's tones)."""
+short all-fives match with the italian move clock, with an illegal play and a misread play undone
+by holding Start on the board, and the test reads what the board really shows (the MAX7219 digits
+the harness decodes, its LEDs and the buzzer's tones)."""
 
 from __future__ import annotations
 
@@ -119,8 +120,11 @@ def test_the_service_referees_a_match_on_the_real_firmware(simulated_board: Simu
         assert parts.notes == [] and parts.scoreboard.wait_connected(5)
         table = build_table(config, displays=parts.displays, signals=parts.signals, devices=parts.devices)
         table.closers.extend(parts.closers)
-        started = threading.Event()
-        table.service.on_processed = lambda inp, logged: started.set() if inp.kind == "start" else None
+        started, undone = threading.Event(), threading.Event()
+
+        def processed(inp: Input, logged: bool) -> None:
+            (started if inp.kind == "start" else undone if inp.kind == "undo" else threading.Event()).set()
+        table.service.on_processed = processed
         table.start()
         match = Match(table, board)
         try:
@@ -128,6 +132,8 @@ def test_the_service_referees_a_match_on_the_real_firmware(simulated_board: Simu
             assert started.wait(5) and table.service.core is not None
             match.board_agrees()
             illegal_at = next(n for n, line in enumerate(lines) if line["kind"] == "placed" and n > 10)
+            undo_at = next(n for n, line in enumerate(lines) if n > illegal_at + 5
+                           and line["kind"] == "placed" and lines[n - 1]["kind"] == "placed")
             plays = 0
             for n, line in enumerate(lines):
                 if n == illegal_at:
@@ -144,8 +150,22 @@ def test_the_service_referees_a_match_on_the_real_firmware(simulated_board: Simu
                     match.feed("removed", {"tile": tile})
                     match.board_agrees()
                     assert board.wait_for(lambda b: not b.leds & RED_LED, 2)
+                core = table.service.core
+                mover, allowance = core.turn(), core.side.clock.allowance() if core.side else None
                 match.feed(line["kind"], {k: v for k, v in line.items() if k not in ("kind", "t")})
                 plays += line["kind"] == "placed"
+                if n == undo_at:
+                    # A misread play: the table manager holds Start on the board for a second,
+                    # once the play's beep is over (simavr 1.6 lets the buzzer's pin toggles
+                    # rewrite port D's pulled-up inputs, so a press during a tone is lost there).
+                    match.board_agrees()
+                    assert board.wait_for(lambda b: len(b.of_kind("TONE_ON")) == len(b.buzzer_events), 2)
+                    board.press("start", 1100)
+                    assert undone.wait(5)
+                    assert core.turn() == mover and core.message == "undone"
+                    assert core.side is not None and core.side.clock.allowance() == allowance
+                    match.board_agrees()         # the mover's clock runs again, its time given back
+                    match.feed(line["kind"], {k: v for k, v in line.items() if k not in ("kind", "t")})
                 if table.service.match_over.is_set():
                     break
                 match.board_agrees()
