@@ -106,11 +106,13 @@ class TableObserver:
                 if referee.match.over:
                     verdict.match_result = referee.match.result()
             elif not mine.ok and verdict.ok and mine.forfeit is None and \
-                    (not is_table_event(event) or "timeout" in event):
+                    (not is_table_event(event) or ("timeout" in event and not self.side.over)):
                 # A move the table side refuses (play waits for Continue, the player is away,
                 # time going back) changes nothing: take it back. So does a `timeout` the move
                 # clock contradicts (time was left, or another player was on move): only running
                 # out of time loses (RULES.md, italian), and the engine would end an italian match.
+                # (A timeout after a forfeit changes nothing in the engine either: left as it is,
+                # since taking it back would replay the match without the observer's forfeit.)
                 referee.undo()
                 verdict.ok, verdict.error, verdict.points = False, f"table: {mine.error}", 0
                 verdict.hand_result = verdict.match_result = None
