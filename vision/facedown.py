@@ -38,13 +38,14 @@ def _marked(darkest: np.ndarray, contour: np.ndarray) -> float:
 
 def find_face_down(image: np.ndarray, face_up: list[TileFrame], *, threshold: float = 25.0,
                    border: int = 4, min_fill: float = 0.75, max_marks: float = 0.03,
-                   bevel: float = 1.15) -> list[np.ndarray]:
+                   bevel: float = 1.15, tile_length_px: float | None = None) -> list[np.ndarray]:
     """Corners (float32 (4, 2), clockwise) of each face-down tile in `image` (uint8 BGR).
 
     `face_up` frames are masked out first. A block with more than `max_marks` of its pixels dark
     marks (pips, a bar, an ArUco pattern) is not a back. The size of one tile comes from the
     face-up tiles (whose fitted outlines sit a bevel inside the edge: `bevel` scales their area),
-    or, when there are none, from the smallest plausible block.
+    or, when there are none, from the smallest plausible block; `tile_length_px` (a calibrated
+    camera's tile length here) replaces both.
     """
     mask = (table_distance(image, border=border) > threshold).astype(np.uint8)
     for frame in face_up:
@@ -64,7 +65,10 @@ def find_face_down(image: np.ndarray, face_up: list[TileFrame], *, threshold: fl
             continue  # pips, a divider or a marker's pattern: not a plain back
         blocks.append((area, rect))
     short_side = 0.0
-    if face_up:
+    if tile_length_px is not None:  # a calibrated camera knows a tile's size
+        unit = tile_length_px * tile_length_px / 2
+        short_side = tile_length_px / 2
+    elif face_up:
         unit = bevel * float(np.median([4 * f.half_width * f.half_length for f in face_up]))
         short_side = float(np.median([2 * f.half_width for f in face_up]))
     else:

@@ -239,29 +239,50 @@ class GameFilm:
         self.revealed = []
         pool = full_set(max_pip)
         self.rng.shuffle(pool)
-        occupancy = Occupancy(self.layout)
-        heap: list[PlacedTile] = []
-        x0, y0, x1, y1 = self.layout.zones["boneyard"]
-        for a, b in pool[:boneyard]:
-            for _ in range(80):
-                probe = PlacedTile(
-                    a,
-                    b,
-                    self.rng.uniform(x0 + 15, x1 - 15),
-                    self.rng.uniform(y0 + 12, y1 - 12),
-                    self.rng.uniform(0, 180),
-                    face_up=False,
-                )
-                if occupancy.free(probe.corners(), grow=1.5):
-                    occupancy.take(probe.corners())
-                    heap.append(probe)
-                    break
-        self.boneyard = heap
+        self.boneyard = self._heap(pool[:boneyard])
         for hand, _ in self._sweep(0, centre, self.leave_frames, inward=False):
             frames.append(self._frame(self.scene(hands=(hand,))))
         frames += self.still()
         self.history.append(Truth("new_hand", frames=frames))
         return frames
+
+    def _heap(self, tiles: list[tuple[int, int]]) -> list[PlacedTile]:
+        """Face-down tiles scattered in the boneyard zone; when a scatter does not fit them all,
+        laid in loose rows (as players tidy a big boneyard). Raises ValueError if rows do not fit."""
+        x0, y0, x1, y1 = self.layout.zones["boneyard"]
+        occupancy = Occupancy(self.layout)
+        heap: list[PlacedTile] = []
+        for a, b in tiles:
+            for _ in range(80):
+                x, y = self.rng.uniform(x0 + 15, x1 - 15), self.rng.uniform(y0 + 12, y1 - 12)
+                probe = PlacedTile(a, b, x, y, self.rng.uniform(0, 180), face_up=False)
+                if occupancy.free(probe.corners(), grow=1.5):
+                    occupancy.take(probe.corners())
+                    heap.append(probe)
+                    break
+            else:
+                break
+        if len(heap) == len(tiles):
+            return heap
+        # Rows as far apart as the zone allows: backs laid end to end across a narrow gap show
+        # a dark band between two plain faces, the look of a blank double's divider.
+        pitch_x = TILE_WIDTH_MM + 3.0
+        columns = int((x1 - x0) // pitch_x)
+        rows = max(1, int((y1 - y0 - 4.0) // (TILE_LENGTH_MM + 4.0)))
+        if columns * rows < len(tiles):
+            raise ValueError(f"{len(tiles)} boneyard tiles do not fit the boneyard zone "
+                             f"({columns * rows} places)")
+        pitch_y = (y1 - y0 - 4.0 - TILE_LENGTH_MM) / max(1, rows - 1)
+        cells = [(c, r) for r in range(rows) for c in range(columns)]
+        chosen = sorted(self.rng.choice(len(cells), size=len(tiles), replace=False))
+        left = x0 + (x1 - x0 - columns * pitch_x) / 2 + pitch_x / 2
+        top = y0 + 2.0 + TILE_LENGTH_MM / 2
+        return [
+            PlacedTile(a, b, left + cells[k][0] * pitch_x + self.rng.uniform(-0.8, 0.8),
+                       top + cells[k][1] * pitch_y + self.rng.uniform(-1.0, 1.0),
+                       90.0 + self.rng.uniform(-3.0, 3.0), face_up=False)
+            for (a, b), k in zip(tiles, chosen, strict=True)
+        ]
 
     def nudge(self, seat: int, shift_mm: float = 4.0, turn_deg: float = 3.0) -> list[Frame]:
         """A hand straightens a tile of the line of play: it moves a few millimetres, nothing more."""
@@ -319,18 +340,19 @@ class GameFilm:
 
 
 def small_table() -> TableLayout:
-    """A 500 x 350 mm table seen close up (a camera over the middle of a larger table)."""
+    """A 620 x 350 mm table seen close up (a camera over the middle of a larger table), as wide as
+    a 16:9 frame allows: room for a long line of play and a spinner's four arms."""
     return TableLayout(
-        width_mm=500.0,
+        width_mm=620.0,
         height_mm=350.0,
         marker_mm=36.0,
         inset_mm=8.0,
         zones={
-            "boneyard": (60.0, 55.0, 250.0, 110.0),
-            "play": (55.0, 115.0, 445.0, 285.0),
-            "seat0": (120.0, 292.0, 380.0, 348.0),
-            "seat1": (450.0, 60.0, 498.0, 290.0),
-            "seat2": (260.0, 2.0, 440.0, 52.0),
+            "boneyard": (55.0, 2.0, 262.0, 122.0),
+            "play": (55.0, 126.0, 565.0, 290.0),
+            "seat0": (150.0, 294.0, 470.0, 348.0),
+            "seat1": (570.0, 60.0, 618.0, 290.0),
+            "seat2": (300.0, 2.0, 560.0, 52.0),
             "seat3": (2.0, 60.0, 50.0, 290.0),
         },
     )

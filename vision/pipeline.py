@@ -81,10 +81,10 @@ def select(candidates: list[Candidate], min_confidence: float, *,
 
 
 def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
-                 work_pip: float = 11.0) -> TableView:
+                 work_pip: float = 11.0, tile_length_px: float | None = None) -> TableView:
     """`read_image` on a checked frame. Frames whose pips are wider than `work_pip` px are read
     shrunk to that size: the answer does not change and the time falls with the square."""
-    original = checked_bgr(image_bgr)
+    full = original = checked_bgr(image_bgr)
     pip = estimate_pip_diameter(original)
     scale = min(1.0, work_pip / pip)
     if scale < 0.95:
@@ -116,6 +116,9 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
                         min_confidence)
     else:
         chosen = []
+    if tile_length_px is not None:
+        length = tile_length_px * scale
+        chosen = [c for c in chosen if 0.85 < 2 * c.fit.frame.half_length / length < 1.15]
     tiles = tuple(
         SeenTile(tile_name(c.pips.a, c.pips.b), c.pips.a, c.pips.b,
                  ((c.fit.frame.corners() - margin) / scale).astype(np.float32), float(c.confidence))
@@ -124,11 +127,14 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
     joins = find_joins(frames, [t.is_double for t in tiles])
     from vision.facedown import find_face_down
 
-    shifted = [TileFrame(f.center - margin, f.across, f.half_width, f.half_length) for f in frames]
-    face_down = find_face_down(original, shifted)
+    # Backs are counted at full size: with few pips in view the pip size, and so the shrink,
+    # says nothing about the size of a back.
+    shifted = [TileFrame((f.center - margin) / scale, f.across, f.half_width / scale, f.half_length / scale)
+               for f in frames]
+    face_down = find_face_down(full, shifted, tile_length_px=tile_length_px)
     return TableView(
         tiles=tiles,
-        face_down_corners=tuple((corners / scale).astype(np.float32) for corners in face_down),
+        face_down_corners=tuple(corners.astype(np.float32) for corners in face_down),
         joins=tuple((tiles[j.first].tile, tiles[j.second].tile) for j in joins),
         join_halves=tuple((j.first, j.first_half, j.second, j.second_half) for j in joins),
     )

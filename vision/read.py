@@ -67,16 +67,23 @@ class TableView:
                 "joins": [list(pair) for pair in self.joins]}
 
 
-def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float = 0.22) -> TableView:
+def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float = 0.22,
+               tile_length_px: float | None = None) -> TableView:
     """Read every tile in `image_bgr` (uint8 (H, W, 3) BGR; grey and BGRA are converted).
 
+    `tile_length_px`, when the camera is calibrated, is a tile's long side in this image: a
+    face-up reading far from that size (a heap of backs that looks like one big blank tile) is
+    dropped, and one back's size comes from it even with no face-up tile in view.
     Raises `VisionError` for None, wrong dtype or shape, or an empty image.
     """
     from vision.pipeline import read_checked
 
     if not isinstance(max_pip, int) or max_pip < 1:
         raise VisionError(f"max_pip must be a positive integer, got {max_pip!r}")
-    return read_checked(image_bgr, max_pip=max_pip, min_confidence=min_confidence)
+    if tile_length_px is not None and not tile_length_px > 0:
+        raise VisionError(f"tile_length_px must be a positive number of pixels, got {tile_length_px!r}")
+    return read_checked(image_bgr, max_pip=max_pip, min_confidence=min_confidence,
+                        tile_length_px=tile_length_px)
 
 
 def frame_of(tile: SeenTile) -> TileFrame:

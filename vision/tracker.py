@@ -2,7 +2,11 @@
 
 The tracker reads a frame only once the picture has been quiet (no motion between frames) for
 `stable_frames` frames and differs from the last committed picture; a moving hand is never read
-at all. A change is committed only when every changed pixel is explained by tiles that appeared,
+at all. With `incremental` (the default) it then reads only the part of the frame that changed,
+grown by a tile's length on every side, and takes the rest of the table from what it committed:
+a play costs a read of a few tiles' area, not of the whole table.
+
+A change is committed only when every changed pixel is explained by tiles that appeared,
 left or moved: a hand resting over the table, its shadow, or a lamp flicker leave changes no tile
 explains, so they never become a play. Observations:
 
@@ -44,7 +48,9 @@ class TableViewLike(Protocol):
     face_down: int
 
 
-Reader = Callable[[np.ndarray], Any]
+# Called as reader(frame, tile_length_px=...): `vision.read.read_image` or one like it; the
+# length is a tile's long side in the frame when the camera is calibrated, else None.
+Reader = Callable[..., Any]
 
 
 @dataclass(frozen=True)
@@ -93,6 +99,26 @@ class Resynced(Observation):
     pass
 
 
+@dataclass(frozen=True, eq=False)
+class _SeenInPart:
+    """A face-up tile of a view put together from a partial read and the committed table."""
+
+    tile: str
+    a: int
+    b: int
+    corners: np.ndarray
+
+
+@dataclass(frozen=True, eq=False)
+class _ComposedView:
+    tiles: tuple[_SeenInPart, ...]
+    face_down_corners: tuple[np.ndarray, ...]
+
+    @property
+    def face_down(self) -> int:
+        return len(self.face_down_corners)
+
+
 @dataclass(eq=False)  # identity: its arrays have no truth value
 class _Tile:
     name: str
@@ -126,6 +152,10 @@ class _End:
     tile: str
 
 
+def _quad(corners: Any) -> np.ndarray:
+    return np.asarray(corners, np.float64).reshape(4, 2)
+
+
 def _cw(d: np.ndarray) -> np.ndarray:
     return np.array([-d[1], d[0]])
 
@@ -145,6 +175,8 @@ class Tracker:
         unexplained_threshold: float = 0.003,
         nudge_tolerance: float = 0.4,
         reads_per_change: int = 3,
+        incremental: bool = True,
+        full_read_share: float = 0.5,
     ) -> None:
         self.reader = reader
         self.calibration = calibration
@@ -153,6 +185,9 @@ class Tracker:
         self.motion_threshold, self.unexplained_threshold = motion_threshold, unexplained_threshold
         self.nudge_tolerance = nudge_tolerance
         self.reads_per_change = reads_per_change
+        self.incremental, self.full_read_share = incremental, full_read_share
+        self.partial_reads = 0
+        self._face_down_corners: list[np.ndarray] | None = None  # committed backs, image px
         self.tiles: list[_Tile] = []
         self.face_down = 0
         self.ends: dict[str, _End] = {}
@@ -227,8 +262,67 @@ class Tracker:
             self._tries = 1
         self._last_read = small
         self.reads += 1
-        view = self.reader(frame)
+        view = self._read(frame, small)
         return self._consider(t, frame, small, view)
+
+    def _read(self, frame: np.ndarray, small: np.ndarray) -> Any:
+        """The reader's view of `frame`: of the changed part only when that is enough."""
+        region = self._changed_region(frame, small) if self.incremental else None
+        hint = 2 * self.width * self._px_per_unit() if self.calibration is not None else None
+        if region is None:
+            return self.reader(frame, tile_length_px=hint)
+        (x0, y0, x1, y1), (cx0, cy0, cx1, cy1) = region
+        part = self.reader(np.ascontiguousarray(frame[y0:y1, x0:x1]), tile_length_px=hint)
+        self.partial_reads += 1
+        offset = np.array([x0, y0], np.float64)
+
+        def in_core(corners: np.ndarray) -> bool:
+            x, y = np.asarray(corners, np.float64).reshape(4, 2).mean(axis=0)
+            return bool(cx0 <= x < cx1 and cy0 <= y < cy1)
+
+        tiles: list[Any] = [
+            _SeenInPart(str(t.tile), int(t.a), int(t.b), _quad(t.corners) + offset) for t in part.tiles
+        ]
+        tiles = [t for t in tiles if in_core(t.corners)]
+        tiles += [
+            _SeenInPart(old.name, old.a, old.b, old.image_corners)
+            for old in self.tiles
+            if not in_core(old.image_corners)
+        ]
+        backs = [_quad(c) + offset for c in getattr(part, "face_down_corners", ())]
+        backs = [c for c in backs if in_core(c)]
+        assert self._face_down_corners is not None  # _changed_region checked it
+        backs += [c for c in self._face_down_corners if not in_core(c)]
+        return _ComposedView(tuple(tiles), tuple(backs))
+
+    def _changed_region(
+        self, frame: np.ndarray, small: np.ndarray
+    ) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]] | None:
+        """(crop, core) boxes in image px, x0 y0 x1 y1: the core holds every pixel changed since
+        the last commit, the crop adds a tile's length around it so tiles crossing the core's
+        edge are read whole. None when a whole read is needed (nothing committed yet, backs not
+        known, or a change over much of the frame)."""
+        if self._reference is None or self._face_down_corners is None:
+            return None
+        changed = self._changed(small, self._reference, 30).astype(np.uint8)
+        points = cv2.findNonZero(changed)
+        if points is None:
+            return None
+        h, w = frame.shape[:2]
+        scale = w / small.shape[1]
+        x, y, bw, bh = cv2.boundingRect(points)
+        tile_px = 2 * self.width * self._px_per_unit()
+        grow = 0.5 * tile_px + 2 * scale
+        core = (max(0, int(x * scale - grow)), max(0, int(y * scale - grow)),
+                min(w, int((x + bw) * scale + grow)), min(h, int((y + bh) * scale + grow)))
+        pad = 1.2 * tile_px
+        crop = (max(0, int(core[0] - pad)), max(0, int(core[1] - pad)),
+                min(w, int(core[2] + pad)), min(h, int(core[3] + pad)))
+        if (crop[2] - crop[0]) * (crop[3] - crop[1]) > self.full_read_share * w * h:
+            return None
+        if self._boneyard_changed(changed, 1 / scale):
+            return None  # backs are counted against the whole table's colour, not a crop's
+        return crop, core
 
     # -- comparing a view with what was committed ------------------------------------------------
 
@@ -323,6 +417,9 @@ class Tracker:
             out.append(BoneyardChanged(t, face_down))
         if not any(isinstance(o, Desync) for o in out) and self.desync is None:
             self._reference = small  # while desynced the reference stays what was committed
+            backs = [_quad(c) for c in getattr(view, "face_down_corners", ())]
+            # The backs' places are known only when the view's count is the one committed.
+            self._face_down_corners = backs if len(backs) == self.face_down else None
         return out
 
     def _contradiction(self, t: float, reason: str) -> list[Observation]:
@@ -480,6 +577,7 @@ class Tracker:
         """Accept the table as it is now: forget the contradiction, re-read on the next quiet frames."""
         self.desync = None
         self._reference = None
+        self._face_down_corners = None
         self._last_read = None
         self.tiles = [tile for tile in self.tiles if not tile.in_line]
         self.ends.clear()

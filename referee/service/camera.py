@@ -43,10 +43,10 @@ def quiet_reader() -> Callable[[Any], Any]:
     """`vision.read.read_image` with numpy's warnings about empty regions kept off the console."""
     from vision.read import read_image
 
-    def read(frame: Any) -> Any:
+    def read(frame: Any, **options: Any) -> Any:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            return read_image(frame)
+            return read_image(frame, **options)
     return read
 
 
@@ -141,9 +141,9 @@ def demo_camera(size: tuple[int, int], seed: int, *, spinner: bool = False, fps:
                 approach_frames: int = 2, leave_frames: int = 1, rest_frames: int = 4) -> tuple[Any, Any]:
     """The demo's table and camera: a `GameFilm` and the `Tracker` that reads it.
 
-    A plain grey cloth and a pin-less ivory set under even light (what the reader handles well
-    today), filmed close up by a fixed camera whose saved homography is the calibration, as with
-    ``[camera] calibration = "fixed"`` on a real table.
+    A plain blue-grey cloth and a pin-less ivory set with plain backs under even light (what the
+    reader handles well today), filmed close up by a fixed camera whose saved homography is the
+    calibration, as with ``[camera] calibration = "fixed"`` on a real table.
     """
     from vision.film import fixed_camera_film
     from vision.synth.style import PLAIN_STYLE

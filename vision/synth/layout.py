@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from vision.synth.geometry import TILE_LENGTH_MM, TILE_WIDTH_MM
@@ -74,16 +75,32 @@ class LineOfPlay:
             and np.all(c[:, 1] <= y1)
         )
 
+    def _free(self, tile: PlacedTile, joined: int) -> bool:
+        """Whether `tile` lies clear of every tile of the line but the one it joins (which it
+        touches), so an arm that turns never lands on another arm."""
+        mine = tile.corners().astype(np.float32)
+        centre = mine.mean(axis=0)
+        mine = centre + (mine - centre) * 0.96  # touching along a side is no overlap
+        for index, other in enumerate(self.tiles):
+            if index == joined:
+                continue
+            area, _ = cv2.intersectConvexConvex(mine, other.corners().astype(np.float32))
+            if area > 1.0:
+                return False
+        return True
+
     @staticmethod
     def _angle(direction: np.ndarray) -> float:
         return math.degrees(math.atan2(direction[1], direction[0]))
 
     def _make(
-        self, near: int, far: int, first: tuple[int, int], start: np.ndarray, d: np.ndarray
+        self, near: int, far: int, first: tuple[int, int], start: np.ndarray, d: np.ndarray,
+        crosswise: bool = True,
     ) -> PlacedTile:
-        """A tile whose near edge touches `start`, extending along `d`; `first` is its (a, b)."""
+        """A tile whose near edge touches `start`, extending along `d`; `first` is its (a, b).
+        A double lies crosswise unless `crosswise` is False."""
         a, b = first
-        if near == far:
+        if near == far and crosswise:
             centre = start + d * (W / 2)
             return PlacedTile(a, b, float(centre[0]), float(centre[1]), self._angle(_clockwise(d)))
         centre = start + d * (L / 2)
@@ -134,18 +151,23 @@ class LineOfPlay:
         far = b if a == near else a
         d = open_end.direction
         gap = GAP_MM
-        start = open_end.centre + d * (open_end.reach + gap)
-        tile = self._make(near, far, (a, b), start, d)
-        if not self._fits(tile):
-            # Turn the corner: the new tile's near half lies beside the exposed part.
-            turned = _clockwise(d)
-            start = open_end.centre + turned * (open_end.side + gap)
-            tile, d = self._make(near, far, (a, b), start, turned), turned
+        # Straight on, else turn the corner (clockwise first) with the new tile's near half beside
+        # the exposed part; never out of the zone or onto another arm.
+        # A double that has no room crosswise is laid in line, as players do in a tight corner.
+        ways = [(d, open_end.reach), (_clockwise(d), open_end.side), (-_clockwise(d), open_end.side)]
+        forms = (True, False) if near == far else (True,)
+        for crosswise, (way, reach) in ((c, w) for c in forms for w in ways):
+            tile = self._make(near, far, (a, b), open_end.centre + way * (reach + gap), way, crosswise)
+            if self._fits(tile) and self._free(tile, open_end.tile_index):
+                d = way
+                break
+        else:
+            raise LayoutError(f"no room left on the table for {a}-{b} on end {end!r}")
         index = len(self.tiles)
         self.tiles.append(tile)
         self.joins.append((open_end.tile_index, index))
         centre = np.array([tile.x, tile.y])
-        if near == far:
+        if near == far and crosswise:
             self.ends[end] = OpenEnd(far, centre, d, W / 2, L / 2, index)
             if self.spinner_allowed and self.spinner_index is None:
                 self._open_spinner(index)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 
@@ -57,13 +59,28 @@ def light_field(
     return gain.astype(np.float32), glare.astype(np.float32)
 
 
+@functools.lru_cache(maxsize=4)
+def _noise_bank(shape: tuple[int, ...]) -> np.ndarray:
+    """Unit Gaussian noise twice the frame's size each way, drawn once: each frame takes its own
+    window of it at a random offset, so sensor noise differs from frame to frame at the cost of a
+    slice instead of millions of fresh draws."""
+    h, w = shape[:2]
+    rng = np.random.default_rng(h * 100_003 + w)
+    bank = rng.standard_normal((2 * h, 2 * w, *shape[2:]), dtype=np.float32)
+    bank.flags.writeable = False  # shared by every frame of this size
+    return bank
+
+
 def camera_effects(image: np.ndarray, style: Style, rng: np.random.Generator) -> np.ndarray:
     """Blur, sensor noise and JPEG compression: float 0..1 in, uint8 BGR out."""
     out = image
     if style.blur > 0.05:
         out = cv2.GaussianBlur(out, (0, 0), style.blur)
-    out = out * 255.0 + rng.normal(0.0, style.noise, out.shape).astype(np.float32)
-    frame = np.clip(out, 0, 255).astype(np.uint8)
+    h, w = out.shape[:2]
+    dy, dx = int(rng.integers(h)), int(rng.integers(w))
+    noise = out * 255.0
+    noise += _noise_bank(out.shape)[dy:dy + h, dx:dx + w] * np.float32(style.noise)
+    frame = np.clip(noise, 0, 255).astype(np.uint8)
     if style.jpeg_quality > 0:
         ok, encoded = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, int(style.jpeg_quality)])
         if ok:
