@@ -103,9 +103,26 @@ void report(const char *kind, uint64_t at_us, const char *format, ...)
 
 /* ---- buttons ---------------------------------------------------------------------------- */
 
+/* The buttons are what holds each pin up (the pull-up) or down (a finger).  simavr re-drives every
+ * input pin from PORTD on each write to port D (the buzzer's tone toggles PD6 thousands of times a
+ * second), putting the pull-up back over a held button; told the pins' external level, it keeps
+ * them where the buttons hold them, as the real pins are. */
+static void hold_button_pins(void)
+{
+    avr_ioport_external_t pins = {.name = 'D', .mask = 0, .value = 0};
+    for (int i = 0; i < BUTTON_COUNT; i++) {
+        pins.mask |= 1u << (BUTTON_FIRST_PIN + i);
+        if (!button_down[i]) {
+            pins.value |= 1u << (BUTTON_FIRST_PIN + i);
+        }
+    }
+    avr_ioctl(avr, AVR_IOCTL_IOPORT_SET_EXTERNAL('D'), &pins);
+}
+
 static void drive_button(int index, bool down)
 {
     button_down[index] = down;
+    hold_button_pins();
     avr_raise_irq(button_irq[index], down ? 0 : 1);
     report("BUTTON", sim_us(), "%s %s", button_names[index], down ? "down" : "up");
 }
@@ -411,6 +428,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < BUTTON_COUNT; i++) {
         button_irq[i] = port_irq('D', BUTTON_FIRST_PIN + i);
     }
+    hold_button_pins();
 
     signal(SIGTERM, on_signal);
     signal(SIGINT, on_signal);

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from firmware_bridge.codec import Ack, ButtonAction, ButtonEvent, Frame, Nack, NackReason
+from firmware_bridge.codec import Ack, Beep, BeepPattern, ButtonAction, ButtonEvent, Frame, Nack, NackReason
 from firmware_bridge.simavr import SimulatedBoard
 from tests.scoreboard_fw.driver import Driver
 
@@ -69,3 +69,15 @@ def test_holding_reports_pressed_then_held_and_bounces_are_ignored(host: Driver,
     downs = [o for o in board.of_kind("BUTTON") if o.fields == ("pass", "down")]
     assert len(downs) == 1
     assert host.collect(0.5) == [], "released after the hold: no further event"
+
+
+def test_a_press_while_the_buzzer_sounds_is_not_lost(host: Driver, board: SimulatedBoard) -> None:
+    host.handshake()
+    assert host.request(Beep(BeepPattern.ERROR)).message == Ack()  # one 600 ms tone
+    board.press("start", ms=100)
+    event = host.next()
+    assert event.frame.message == ButtonEvent(START, ButtonAction.PRESSED)
+    host.write(Frame(event.frame.seq, Ack()).encode())
+    assert board.wait_for(lambda b: len(b.buzzer_events) == 1, 2.0), board.buzzer_events
+    tone, down = board.buzzer_events[0], board.of_kind("BUTTON")[0].sim_us
+    assert tone.start_us < down and down + 100_000 < tone.end_us, "the press was not made during the tone"
