@@ -268,7 +268,7 @@ class GameFilm:
         # a dark band between two plain faces, the look of a blank double's divider.
         pitch_x = TILE_WIDTH_MM + 3.0
         columns = int((x1 - x0) // pitch_x)
-        rows = max(1, int((y1 - y0 - 4.0) // (TILE_LENGTH_MM + 4.0)))
+        rows = max(1, int((y1 - y0 - 4.0) // (TILE_LENGTH_MM + 12.0)) + 1)
         if columns * rows < len(tiles):
             raise ValueError(f"{len(tiles)} boneyard tiles do not fit the boneyard zone "
                              f"({columns * rows} places)")
@@ -341,18 +341,19 @@ class GameFilm:
 
 def small_table() -> TableLayout:
     """A 620 x 350 mm table seen close up (a camera over the middle of a larger table), as wide as
-    a 16:9 frame allows: room for a long line of play and a spinner's four arms."""
+    a 16:9 frame allows: room for a long line of play and a spinner's four arms, the boneyard in
+    a row along the top edge."""
     return TableLayout(
         width_mm=620.0,
         height_mm=350.0,
         marker_mm=36.0,
         inset_mm=8.0,
         zones={
-            "boneyard": (55.0, 2.0, 262.0, 122.0),
-            "play": (55.0, 126.0, 565.0, 290.0),
+            "boneyard": (55.0, 2.0, 435.0, 56.0),
+            "play": (55.0, 60.0, 565.0, 290.0),
             "seat0": (150.0, 294.0, 470.0, 348.0),
             "seat1": (570.0, 60.0, 618.0, 290.0),
-            "seat2": (300.0, 2.0, 560.0, 52.0),
+            "seat2": (440.0, 2.0, 618.0, 56.0),
             "seat3": (2.0, 60.0, 50.0, 290.0),
         },
     )

@@ -188,6 +188,7 @@ class Tracker:
         self.incremental, self.full_read_share = incremental, full_read_share
         self.partial_reads = 0
         self._face_down_corners: list[np.ndarray] | None = None  # committed backs, image px
+        self._new_boneyard = False
         self.tiles: list[_Tile] = []
         self.face_down = 0
         self.ends: dict[str, _End] = {}
@@ -412,8 +413,9 @@ class Tracker:
         out.extend(self._place(t, line_new))
         for zone, names in sorted(reveals.items()):
             out.append(TilesRevealed(t, zone, tuple(sorted(names))))
-        if face_down != self.face_down:
-            self.face_down = face_down
+        if face_down != self.face_down or self._new_boneyard:
+            # A new hand's boneyard is news even when it holds as many tiles as the last one did.
+            self.face_down, self._new_boneyard = face_down, False
             out.append(BoneyardChanged(t, face_down))
         if not any(isinstance(o, Desync) for o in out) and self.desync is None:
             self._reference = small  # while desynced the reference stays what was committed
@@ -445,7 +447,8 @@ class Tracker:
         grow = max(2, round(0.25 * self.width * (self._px_per_unit() * scale)))
         for tile in [*added, *removed, *moved]:
             cv2.fillPoly(mask, [np.round(tile.image_corners * scale).astype(np.int32)], 1)
-        if face_down != self.face_down and self.calibration is not None and "boneyard" in self.layout.zones:
+        boneyard_news = face_down != self.face_down or self._new_boneyard
+        if boneyard_news and self.calibration is not None and "boneyard" in self.layout.zones:
             x0, y0, x1, y1 = self.layout.zones["boneyard"]
             quad = self.calibration.to_image(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
             cv2.fillPoly(mask, [np.round(quad * scale).astype(np.int32)], 1)
@@ -586,6 +589,7 @@ class Tracker:
         """The hand is over: the line of play will be cleared, which is no contradiction."""
         for tile in self.tiles:
             tile.in_line = False
+        self._new_boneyard = True
         self.ends.clear()
         self.spinner_tile = None
         self.desync = None

@@ -14,8 +14,8 @@ from referee.service.demo import demo_config, run_demo
 
 from .conftest import USERS, Broker, Watcher
 
-MATCHES = [("turkish", "hands = 1"), ("italian", "target = 20"), ("muggins", "target = 40"),
-           ("all-fives", "target = 40")]
+MATCHES = [("turkish", "hands = 1"), ("italian", "target = 20"), ("muggins", "target = 150"),
+           ("all-fives", "target = 100")]
 
 
 @pytest.mark.parametrize(("rules", "length"), MATCHES)

@@ -80,3 +80,13 @@ def test_partial_reads_report_what_whole_frame_reads_report() -> None:
     assert [(name, tile, end) for name, tile, end, _ in whole if name == "TilePlaced"] == [
         ("TilePlaced", tile, end) for tile, end in plays
     ]
+
+
+def test_a_new_hands_boneyard_is_reported_even_when_as_big_as_the_last() -> None:
+    film, tracker = _film(5)
+    _feed(tracker, film.new_hand(boneyard=4))
+    _feed(tracker, film.play(0, "1-2", None))
+    tracker.new_hand()
+    observed = _feed(tracker, film.new_hand(boneyard=4))
+    assert [o.count for o in observed if isinstance(o, BoneyardChanged)] == [4]
+    assert not any(isinstance(o, Desync) for o in observed)
