@@ -62,6 +62,7 @@ class LineOfPlay:
         self.tiles: list[PlacedTile] = []
         self.joins: list[tuple[int, int]] = []
         self.ends: dict[str, OpenEnd] = {}
+        self.turned: dict[str, int] = {}  # per end: +1/-1 when its last tile turned a corner cw/ccw
 
     # -- helpers -----------------------------------------------------------------------------------
 
@@ -154,7 +155,15 @@ class LineOfPlay:
         # Straight on, else turn the corner (clockwise first) with the new tile's near half beside
         # the exposed part; never out of the zone or onto another arm.
         # A double that has no room crosswise is laid in line, as players do in a tight corner.
-        ways = [(d, open_end.reach), (_clockwise(d), open_end.side), (-_clockwise(d), open_end.side)]
+        # Right after a corner the left and right arms turn back the same way (a U-turn), so a
+        # long line snakes to and fro instead of running round the zone's border into the other
+        # arms; a spinner's short up and down arms run on along the border.
+        straight = (d, open_end.reach)
+        turns = [(_clockwise(d), open_end.side), (-_clockwise(d), open_end.side)]
+        turned = self.turned.get(end, 0) if end in ("left", "right") else 0
+        if turned == -1:
+            turns.reverse()
+        ways = [*turns, straight] if turned else [straight, *turns]
         forms = (True, False) if near == far else (True,)
         for crosswise, (way, reach) in ((c, w) for c in forms for w in ways):
             tile = self._make(near, far, (a, b), open_end.centre + way * (reach + gap), way, crosswise)
@@ -163,6 +172,12 @@ class LineOfPlay:
                 break
         else:
             raise LayoutError(f"no room left on the table for {a}-{b} on end {end!r}")
+        if d is open_end.direction:
+            self.turned[end] = 0
+        else:
+            sense = 1 if np.allclose(d, _clockwise(open_end.direction)) else -1
+            # The second turn of a U-turn ends it: the new row runs straight on.
+            self.turned[end] = 0 if self.turned.get(end, 0) else sense
         index = len(self.tiles)
         self.tiles.append(tile)
         self.joins.append((open_end.tile_index, index))
