@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import queue
 import sys
@@ -120,12 +121,12 @@ def run_test(args: argparse.Namespace) -> int:
         checks.step("clock: seat 3 away", lambda: board.run_clock(2, 60, away=True).wait(2))
         checks.step("clock: stopped", lambda: board.stop_clock().wait(2))
         for name in BEEPS:
-            checks.step(f"beep: {name}", lambda name=name: _beep(board, name))
+            checks.step(f"beep: {name}", functools.partial(_beep, board, name))
         checks.step("LEDs: green", lambda: board.leds(green=True, red=False, turn=None).wait(2))
         checks.step("LEDs: red", lambda: board.leds(green=False, red=True).wait(2))
         for seat in range(4):
             checks.step(f"LEDs: turn marker P{seat + 1}",
-                        lambda seat=seat: board.leds(red=False, turn=seat).wait(2))
+                        functools.partial(lambda turn: board.leds(red=False, turn=turn).wait(2), seat))
         board.leds(turn=None)
         if not args.skip_buttons:
             _check_buttons(checks, args.button_timeout)

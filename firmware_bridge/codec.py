@@ -63,7 +63,7 @@ from firmware_bridge.messages import (
     hex_preview,
 )
 
-_CRC = Calculator(Crc16.IBM_3740, optimized=True)  # IBM-3740 is CRC-16/CCITT-FALSE
+_CRC = Calculator(Crc16.IBM_3740.value, optimized=True)  # IBM-3740 is CRC-16/CCITT-FALSE
 
 
 def crc16(data: bytes) -> int:
@@ -90,7 +90,7 @@ class Frame:
 
     def encode(self) -> bytes:
         """The bytes on the wire, delimiter included."""
-        return cobs.encode(self.raw()) + DELIMITER
+        return bytes(cobs.encode(self.raw())) + DELIMITER
 
     def __str__(self) -> str:
         return f"#{self.seq} {self.message}"
