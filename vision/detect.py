@@ -217,5 +217,9 @@ def bar_context(image: np.ndarray, bar: Bar, half_width: float) -> float:
     reference = (colours[0] + colours[1]) / 2
     # Lightness varies across a lit face; hue and saturation much less.
     weights = np.float32([0.5, 1.0, 1.0])
-    worst = max(float(np.linalg.norm((c - reference) * weights)) for c in colours)
+    # Past the bar's ends the face's bevel darkens it: there only a change of colour counts, or
+    # of lightness by much more than a bevel shades.
+    end_weights = np.float32([0.2, 1.0, 1.0])
+    worst = max([float(np.linalg.norm((c - reference) * weights)) for c in colours[:2]]
+                + [float(np.linalg.norm((c - reference) * end_weights)) for c in colours[2:]])
     return float(np.clip(1.0 - (worst - 8.0) / 20.0, 0.0, 1.0))

@@ -47,7 +47,8 @@ def find_candidates(image: np.ndarray, bars: list[Bar], *, bar_ratio: float,
         pips = read_pips(image, fit.frame, fit.face_bgr, fit.polarity, bar_thickness=bar.thickness)
         if not pips.valid or pips.a > max_pip or pips.b > max_pip:
             continue
-        confidence = fit.score * (0.6 + 0.4 * pips.regularity) * context
+        smooth = float(np.clip(1.0 - (pips.clutter - 0.02) / 0.04, 0.0, 1.0))
+        confidence = fit.score * (0.6 + 0.4 * pips.regularity) * context * smooth
         out.append(Candidate(bar, fit, pips, confidence))
     return out
 
