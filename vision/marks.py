@@ -32,6 +32,7 @@ class Bar:
     length: float
     thickness: float
     polarity: str        # "dark" (dark marks on a light face) or "bright"
+    faint: bool = False  # found only at a lower ink threshold: trusted less
 
 
 def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, threshold: float = 0.4) -> float:

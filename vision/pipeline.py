@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -49,6 +49,8 @@ def find_candidates(image: np.ndarray, bars: list[Bar], *, bar_ratio: float,
             continue
         smooth = float(np.clip(1.0 - (pips.clutter - 0.02) / 0.04, 0.0, 1.0))
         confidence = fit.score * (0.6 + 0.4 * pips.regularity) * context * smooth
+        if bar.faint:
+            confidence *= 0.7
         out.append(Candidate(bar, fit, pips, confidence))
     return out
 
@@ -79,6 +81,20 @@ def select(candidates: list[Candidate], min_confidence: float, *,
             continue
         kept.append(cand)
     return kept
+
+
+def faint_bars(faint: list[Bar], strong: list[Bar], pip: float) -> list[Bar]:
+    """Bars found only at a lower threshold that are thin: a divider drawn as a hairline
+    blurs to a faint line, while pips that merge at that threshold make thick blobs."""
+    centers = np.array([b.center for b in strong], np.float32).reshape(-1, 2)
+    out = []
+    for bar in faint:
+        if bar.thickness > 0.5 * pip:
+            continue
+        if centers.size and np.min(np.hypot(*(centers - bar.center).T)) < 0.5 * pip:
+            continue
+        out.append(replace(bar, faint=True))
+    return out
 
 
 def set_members(candidates: list[Candidate], spread: float = 0.2) -> list[Candidate]:
@@ -112,7 +128,10 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
     bars: list[Bar] = []
     for polarity in ("dark", "bright"):
         ink = ink_ratio(image, polarity=polarity, window=envelope_size(image.shape, pip))
-        bars += find_bars(ink, pip, polarity=polarity, threshold=0.4 if polarity == "dark" else 0.3)
+        strong = find_bars(ink, pip, polarity=polarity, threshold=0.4 if polarity == "dark" else 0.3)
+        bars += strong
+        if polarity == "dark":
+            bars += faint_bars(find_bars(ink, pip, polarity=polarity, threshold=0.3), strong, pip)
     first = select(find_candidates(image, bars, bar_ratio=0.72, window=(0.7, 1.35), max_pip=max_pip,
                                    min_confidence=min_confidence), min_confidence)
     # The bar's share of the width is the same for every tile of a set: learn it from this image
