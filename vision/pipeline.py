@@ -11,6 +11,7 @@ from vision.detect import TileFit, bar_context, fit_tile
 from vision.geometry import TileFrame
 from vision.image import checked_bgr
 from vision.layout import find_joins
+from vision.markers import find_markers, on_marker
 from vision.marks import Bar, envelope_size, estimate_pip_diameter, find_bars, ink_ratio
 from vision.pips import PipReading, read_pips
 from vision.read import SeenTile, TableView, tile_name
@@ -125,6 +126,7 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
     margin = max(8, min(image.shape[:2]) // 10)
     image = cv2.copyMakeBorder(image, margin, margin, margin, margin, cv2.BORDER_CONSTANT,
                                value=(128, 128, 128))
+    markers = [quad + margin for quad in find_markers(original)]
     bars: list[Bar] = []
     for polarity in ("dark", "bright"):
         ink = ink_ratio(image, polarity=polarity, window=envelope_size(image.shape, pip))
@@ -132,6 +134,7 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
         bars += strong
         if polarity == "dark":
             bars += faint_bars(find_bars(ink, pip, polarity=polarity, threshold=0.3), strong, pip)
+    bars = [bar for bar in bars if not on_marker(bar.center, markers)]
     first = select(find_candidates(image, bars, bar_ratio=0.72, window=(0.7, 1.35), max_pip=max_pip,
                                    min_confidence=min_confidence), min_confidence)
     # The bar's share of the width is the same for every tile of a set: learn it from this image
