@@ -129,10 +129,10 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
     line = max(5, round(1.6 * pip_diameter))
     kernels = [_line_kernel(line, np.pi * i / angles) for i in range(angles)]
     found: list[Bar] = []
-    for index in range(1, count):
+    # Most components are specks of noise: drop them before any per-component work.
+    sides = np.maximum(stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT])
+    for index in (np.nonzero(sides >= min_length * pip_diameter)[0] + 1).tolist():
         x, y, w, h, _area = (int(v) for v in stats[index])
-        if max(w, h) < min_length * pip_diameter:
-            continue
         pad = line
         patch = (labels[y:y + h, x:x + w] == index).astype(np.uint8)
         patch = cv2.copyMakeBorder(patch, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
@@ -167,22 +167,26 @@ def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:
     centers = np.array([b.center for b in bars], np.float64)
     dirs = np.array([b.direction for b in bars], np.float64)
     lengths = np.array([b.length for b in bars])
-    offset = centers[None, :, :] - centers[:, None, :]             # [i, j] = c_j - c_i
-    distance = np.maximum(np.hypot(offset[..., 0], offset[..., 1]), 1e-6)
-    unit = offset / distance[..., None]
+    # Only pairs close enough to be bridged are examined (most bars are far from each other).
+    reach = (lengths[:, None] + lengths[None, :]) / 2 + max_gap
+    dx = centers[None, :, 0] - centers[:, None, 0]
+    dy = centers[None, :, 1] - centers[:, None, 1]
+    first_i, second_i = np.nonzero(np.triu((np.abs(dx) <= reach) & (np.abs(dy) <= reach), k=1))
+    offset = centers[second_i] - centers[first_i]
+    distance = np.maximum(np.hypot(offset[:, 0], offset[:, 1]), 1e-6)
+    unit = offset / distance[:, None]
     # Short pieces have rough directions: the line through both centres must agree with both.
-    agree_i = np.abs(np.einsum("ijk,ik->ij", unit, dirs))
-    agree_j = np.abs(np.einsum("ijk,jk->ij", unit, dirs))
-    gap = distance - (lengths[:, None] + lengths[None, :]) / 2
-    ratio = lengths[:, None] / lengths[None, :]
-    ok = ((np.abs(dirs @ dirs.T) >= 0.94) & (agree_i >= 0.95) & (agree_j >= 0.95)
-          & (ratio >= 0.6) & (ratio <= 1.67) & (gap >= -1.0) & (gap <= max_gap))
-    ok = np.triu(ok, k=1)
+    agree_i = np.abs(np.sum(unit * dirs[first_i], axis=1))
+    agree_j = np.abs(np.sum(unit * dirs[second_i], axis=1))
+    gap = distance - (lengths[first_i] + lengths[second_i]) / 2
+    ratio = lengths[first_i] / lengths[second_i]
+    ok = ((np.abs(np.sum(dirs[first_i] * dirs[second_i], axis=1)) >= 0.94) & (agree_i >= 0.95)
+          & (agree_j >= 0.95) & (ratio >= 0.6) & (ratio <= 1.67) & (gap >= -1.0) & (gap <= max_gap))
     joined: list[Bar] = []
-    for i, j in zip(*np.nonzero(ok), strict=True):
-        first, second = bars[i], bars[j]
-        axis = unit[i, j].astype(np.float32)
-        length = float(distance[i, j]) + (first.length + second.length) / 2
+    for k in np.nonzero(ok)[0].tolist():
+        first, second = bars[first_i[k]], bars[second_i[k]]
+        axis = unit[k].astype(np.float32)
+        length = float(distance[k]) + (first.length + second.length) / 2
         center = (first.center + second.center) / 2 + axis * ((second.length - first.length) / 4)
         joined.append(Bar(center.astype(np.float32), axis, length,
                           max(first.thickness, second.thickness), first.polarity))
