@@ -138,6 +138,8 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
         patch = cv2.copyMakeBorder(patch, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
         for kernel in kernels:
             opened = cv2.morphologyEx(patch, cv2.MORPH_OPEN, kernel)
+            if cv2.countNonZero(opened) < min_length * pip_diameter * 0.7:
+                continue  # nothing left as long as a bar
             pieces, piece_labels, piece_stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
             for piece in range(1, pieces):
                 px, py, pw, ph, _ = (int(v) for v in piece_stats[piece])

@@ -29,18 +29,23 @@ def find_candidates(image: np.ndarray, bars: list[Bar], *, bar_ratio: float,
                     window: tuple[float, float], max_pip: int,
                     half_width: float | None = None, aspect: float | None = None,
                     min_confidence: float = 0.0,
-                    contexts: dict[int, float] | None = None) -> list[Candidate]:
+                    contexts: dict[int, float] | None = None,
+                    reuse: dict[int, Candidate] | None = None) -> list[Candidate]:
     """A fitted and read tile for every bar that can be a tile's divider.
 
     With `half_width` (the size of this set's tiles in this image, px) every fit starts from it,
     and a bar whose length does not fit that size (by `bar_ratio`, within 25 %) is no divider.
-    `contexts` keeps each bar's `bar_context` between passes (it hardly depends on the size).
+    `contexts` keeps each bar's `bar_context` between passes (it hardly depends on the size);
+    `reuse` holds, by bar, readings of an earlier pass that need no second fit.
     """
     out: list[Candidate] = []
     for bar in bars:
         if half_width is not None and abs(bar.length / (2 * half_width) / bar_ratio - 1) > 0.25:
             continue
         key = id(bar)
+        if reuse is not None and key in reuse:
+            out.append(reuse[key])
+            continue
         if contexts is not None and key in contexts:
             context = contexts[key]
         else:
@@ -144,8 +149,9 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
             bars += faint_bars(find_bars(ink, pip, polarity=polarity, threshold=0.3), strong, pip)
     bars = [bar for bar in bars if not on_marker(bar.center, markers)]
     contexts: dict[int, float] = {}
-    first = select(find_candidates(image, bars, bar_ratio=0.72, window=(0.7, 1.35), max_pip=max_pip,
-                                   min_confidence=min_confidence, contexts=contexts), min_confidence)
+    wide = find_candidates(image, bars, bar_ratio=0.72, window=(0.7, 1.35), max_pip=max_pip,
+                           min_confidence=min_confidence, contexts=contexts)
+    first = select(wide, min_confidence)
     # The bar's share of the width is the same for every tile of a set: learn it from this image
     # and fit again with narrower windows.
     if first:
@@ -154,9 +160,14 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
         ratio = float(np.clip(np.median(ratios), 0.45, 0.95))
         size = float(np.median([c.fit.frame.half_width for c in first]))
         aspect = float(np.median([c.fit.frame.half_length / c.fit.frame.half_width for c in first]))
+        # A first fit already of the set's size and shape would only be found again.
+        agree = {id(c.bar): c for c in wide
+                 if abs(c.fit.frame.half_width / size - 1) < 0.04
+                 and abs(c.fit.frame.half_length / c.fit.frame.half_width / aspect - 1) < 0.04}
         chosen = select(find_candidates(image, bars, bar_ratio=ratio, window=(0.85, 1.18),
                                         max_pip=max_pip, half_width=size, aspect=aspect,
-                                        min_confidence=min_confidence, contexts=contexts),
+                                        min_confidence=min_confidence, contexts=contexts,
+                                        reuse=agree),
                         min_confidence)
     else:
         chosen = []
