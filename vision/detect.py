@@ -9,6 +9,7 @@ between two touching tiles.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -30,11 +31,6 @@ class TileFit:
     polarity: str
     score: float          # 0..1, how tile-like the surroundings of the bar are
     edge_rises: tuple[float, float, float, float]  # a-end, b-end, left, right: Lab distance steps
-
-
-def _face_distance(patch_bgr: np.ndarray, face_lab: np.ndarray) -> np.ndarray:
-    lab = cv2.cvtColor(patch_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
-    return np.linalg.norm(lab - face_lab, axis=2)
 
 
 def _rises(profile: np.ndarray, centre: float, offsets: np.ndarray, step: int, width: int) -> np.ndarray:
@@ -88,6 +84,13 @@ def _strongest_pair(profile: np.ndarray, centre: float, near: float, far: float,
     return float(offsets[best]), float(down[best]), float(up[best])
 
 
+@functools.lru_cache(maxsize=16)
+def _grid(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """Column and row offsets from a patch's centre, in `PPW` px units, as (rows, cols) arrays."""
+    yy, xx = np.mgrid[0:rows, 0:cols]
+    return (xx - (cols - 1) / 2) / PPW, (yy - (rows - 1) / 2) / PPW
+
+
 def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
              window: tuple[float, float] = (0.7, 1.35), half_width: float | None = None,
              aspect: float | None = None) -> TileFit | None:
@@ -109,8 +112,7 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     patch = sample(image, guess, pixels_per_half_width=PPW, extent_x=ex, extent_y=ey)
     rows, cols = patch.shape[:2]
     cy, cx = (rows - 1) / 2, (cols - 1) / 2
-    yy, xx = np.mgrid[0:rows, 0:cols]
-    xs, ys = (xx - cx) / PPW, (yy - cy) / PPW   # in guessed half-widths
+    xs, ys = _grid(rows, cols)   # in guessed half-widths
     grey = (channel_min(patch) if bar.polarity == "dark" else channel_max(patch)).astype(np.float32)
     region = (np.abs(xs) < 0.8) & (np.abs(ys) > 0.15) & (np.abs(ys) < 1.8)
     values = grey[region]
@@ -124,7 +126,8 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
         return None
     face_lab = cv2.cvtColor(face_bgr.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2LAB)
     lab_patch = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
-    distance = np.linalg.norm(lab_patch - face_lab.reshape(3).astype(np.float32), axis=2)
+    difference = lab_patch - face_lab.reshape(3).astype(np.float32)
+    distance = np.sqrt(np.einsum("ijk,ijk->ij", difference, difference))
 
     # Low percentiles across a band ignore pips (a minority of any band) but keep edges and seams.
     band_x = np.abs(xs[0]) < 0.6
@@ -162,8 +165,8 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     # A tile stands out from what lies around it on at least one side; a stretch of wood grain or
     # felt that happens to hold a dark streak does not.
     dx, dy = xs - (rgt - lft) / 2, ys - (b - t) / 2
-    weighted = np.linalg.norm((lab_patch - face_lab.reshape(3).astype(np.float32))
-                              * np.float32([0.5, 1.0, 1.0]), axis=2)
+    weighted = np.sqrt(np.einsum("ijk,ijk,k->ij", difference, difference,
+                                 np.float32([0.25, 1.0, 1.0])))
     sides = [
         (np.abs(dy) < 0.8 * half_l) & (dx > 1.12 * half_w) & (dx < 1.45 * half_w),
         (np.abs(dy) < 0.8 * half_l) & (dx < -1.12 * half_w) & (dx > -1.45 * half_w),
@@ -220,6 +223,6 @@ def bar_context(image: np.ndarray, bar: Bar, half_width: float) -> float:
     # Past the bar's ends the face's bevel darkens it: there only a change of colour counts, or
     # of lightness by much more than a bevel shades.
     end_weights = np.float32([0.2, 1.0, 1.0])
-    worst = max([float(np.linalg.norm((c - reference) * weights)) for c in colours[:2]]
-                + [float(np.linalg.norm((c - reference) * end_weights)) for c in colours[2:]])
+    offsets = (np.array(colours) - reference) * np.vstack([weights, weights, end_weights, end_weights])
+    worst = float(np.sqrt(np.max(np.sum(offsets * offsets, axis=1))))
     return float(np.clip(1.0 - (worst - 8.0) / 20.0, 0.0, 1.0))

@@ -125,7 +125,7 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
     Two collinear pieces less than `pin_gap` pips apart are also offered joined (see `_bridged`).
     """
     mask = (ink > threshold).astype(np.uint8)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    _count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     line = max(5, round(1.6 * pip_diameter))
     kernels = [_line_kernel(line, np.pi * i / angles) for i in range(angles)]
     found: list[Bar] = []
