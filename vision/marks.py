@@ -140,19 +140,20 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
             opened = cv2.morphologyEx(patch, cv2.MORPH_OPEN, kernel)
             if cv2.countNonZero(opened) < min_length * pip_diameter * 0.7:
                 continue  # nothing left as long as a bar
-            pieces, piece_labels, piece_stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
-            for piece in range(1, pieces):
-                px, py, pw, ph, _ = (int(v) for v in piece_stats[piece])
+            # Each outer contour is one 8-connected piece of what the line kept.
+            contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            for contour in contours:
+                _, _, pw, ph = cv2.boundingRect(contour)
                 if max(pw, ph) < min_length * pip_diameter * 0.7:
                     continue
-                rect = _rect_of((piece_labels[py:py + ph, px:px + pw] == piece).astype(np.uint8))
+                rect = _rect_of_points(contour.reshape(-1, 2))
                 if rect is None:
                     continue
                 center, direction, length, thickness = rect
                 if length < min_length * pip_diameter or not (
                         min_elongation <= length / thickness <= max_elongation):
                     continue
-                offset = np.float32([x + px - pad, y + py - pad])
+                offset = np.float32([x - pad, y - pad])
                 found.append(Bar(center + offset, direction, length, thickness, polarity))
     found = _distinct(found, pip_diameter)
     return found + _bridged(found, pip_diameter * pin_gap)
@@ -220,11 +221,8 @@ def _line_kernel(length: int, angle_rad: float) -> np.ndarray:
     return kernel
 
 
-def _rect_of(patch: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float] | None:
-    contours, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    if not contours:
-        return None
-    points = np.concatenate(contours).reshape(-1, 2)
+def _rect_of_points(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float] | None:
+    """Centre, unit direction, length and thickness (px) of the smallest rectangle about `points`."""
     if points.shape[0] < 3:
         return None
     (cx, cy), (a, b), angle = cv2.minAreaRect(points)
