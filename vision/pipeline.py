@@ -114,7 +114,10 @@ def faint_bars(faint: list[Bar], strong: list[Bar], pip: float) -> list[Bar]:
 def set_members(candidates: list[Candidate], spread: float = 0.2) -> list[Candidate]:
     """The candidates of the commonest tile size: every tile of one set has the same size, and
     false fits (sleeve stripes, grain) come in many sizes. Sizes vote with their confidence, and
-    a reading with pips, a thing only a tile shows, votes three times as much as a blank one."""
+    a reading with pips, a thing only a tile shows, votes three times as much as a blank one.
+    Readings around faint bars vote only when there is no other."""
+    strong = [c for c in candidates if not c.bar.faint]
+    candidates = strong or candidates  # faint bars speak only when no clear divider does
     sizes = np.log([c.fit.frame.half_width for c in candidates])
     weights = np.array([c.confidence * (1.0 if c.pips.a + c.pips.b else 0.33) for c in candidates])
     near = np.abs(sizes[:, None] - sizes[None, :]) <= spread
