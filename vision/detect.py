@@ -84,6 +84,12 @@ def _strongest_pair(profile: np.ndarray, centre: float, near: float, far: float,
     return float(offsets[best]), float(down[best]), float(up[best])
 
 
+def _span(mask: np.ndarray) -> slice:
+    """The slice from the first to the last True of a 1-D mask of one run (empty when none)."""
+    where = np.flatnonzero(mask)
+    return slice(int(where[0]), int(where[-1]) + 1) if where.size else slice(0, 0)
+
+
 @functools.lru_cache(maxsize=16)
 def _grid(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
     """Column and row offsets from a patch's centre, in `PPW` px units, as (rows, cols) arrays."""
@@ -159,21 +165,27 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     scale = guess.half_width
     center = guess.to_image((rgt - lft) / 2, (b - t) / 2)
     frame = TileFrame(center.astype(np.float32), guess.across, half_w * scale, half_l * scale)
-    inside = (np.abs(xs - (rgt - lft) / 2) < 0.85 * half_w) & (np.abs(ys - (b - t) / 2) < 0.9 * half_l)
-    face_noise = float(np.median(distance[inside]))
-    uniform = float(np.mean(distance[inside] < face_noise + 12))
+    # Every region below is an upright rectangle of the patch: work on slices, not masks.
+    dx, dy = xs[0] - (rgt - lft) / 2, ys[:, 0] - (b - t) / 2
+    rows_in, cols_in = _span(np.abs(dy) < 0.9 * half_l), _span(np.abs(dx) < 0.85 * half_w)
+    inside = distance[rows_in, cols_in]
+    face_noise = float(np.median(inside)) if inside.size else float("nan")
+    uniform = float(np.mean(inside < face_noise + 12)) if inside.size else float("nan")
     # A tile stands out from what lies around it on at least one side; a stretch of wood grain or
     # felt that happens to hold a dark streak does not.
-    dx, dy = xs - (rgt - lft) / 2, ys - (b - t) / 2
-    weighted = np.sqrt(np.einsum("ijk,ijk,k->ij", difference, difference,
-                                 np.float32([0.25, 1.0, 1.0])))
+    level = np.float32([0.25, 1.0, 1.0])
     sides = [
-        (np.abs(dy) < 0.8 * half_l) & (dx > 1.12 * half_w) & (dx < 1.45 * half_w),
-        (np.abs(dy) < 0.8 * half_l) & (dx < -1.12 * half_w) & (dx > -1.45 * half_w),
-        (np.abs(dx) < 0.7 * half_w) & (dy > 1.06 * half_l) & (dy < 1.2 * half_l),
-        (np.abs(dx) < 0.7 * half_w) & (dy < -1.06 * half_l) & (dy > -1.2 * half_l),
+        (_span(np.abs(dy) < 0.8 * half_l), _span((dx > 1.12 * half_w) & (dx < 1.45 * half_w))),
+        (_span(np.abs(dy) < 0.8 * half_l), _span((dx < -1.12 * half_w) & (dx > -1.45 * half_w))),
+        (_span((dy > 1.06 * half_l) & (dy < 1.2 * half_l)), _span(np.abs(dx) < 0.7 * half_w)),
+        (_span((dy < -1.06 * half_l) & (dy > -1.2 * half_l)), _span(np.abs(dx) < 0.7 * half_w)),
     ]
-    contrast = max((float(np.mean(weighted[side] > 12)) for side in sides if side.any()), default=0.0)
+    shares = []
+    for rows_s, cols_s in sides:
+        block = difference[rows_s, cols_s]
+        if block.size:
+            shares.append(float(np.mean(np.einsum("ijk,ijk,k->ij", block, block, level) > 144.0)))
+    contrast = max(shares, default=0.0)
     surround_score = float(np.clip((contrast - 0.15) / 0.35, 0.0, 1.0))
     edges = (max(min(rise_t, rise_b), 0) + max(min(rise_l, rise_r), 0)) / 2
     edge_score = float(np.clip(edges / 6.0, 0, 1))
@@ -181,8 +193,9 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     # Both halves show the same face; a frame straddling a tile and the table does not.
     halves = []
     for sign in (-1, 1):
-        half = inside & (sign * (ys - (b - t) / 2) > 0.25 * half_w)
-        halves.append(np.median(lab_patch[half], axis=0) if half.any() else np.zeros(3, np.float32))
+        rows_h = _span((np.abs(dy) < 0.9 * half_l) & (sign * dy > 0.25 * half_w))
+        half = lab_patch[rows_h, cols_in].reshape(-1, 3)
+        halves.append(np.median(half, axis=0) if half.size else np.zeros(3, np.float32))
     halves_gap = float(np.linalg.norm((halves[0] - halves[1]) * np.float32([0.2, 1.0, 1.0])))
     halves_score = float(np.clip(1.0 - (halves_gap - 6.0) / 12.0, 0.0, 1.0))
     score = uniform * (0.5 + 0.5 * edge_score) * shape_score * halves_score * surround_score
