@@ -220,16 +220,16 @@ def bar_context(image: np.ndarray, bar: Bar, half_width: float) -> float:
     xs = (np.arange(cols) - (cols - 1) / 2) / ppw
     ys = (np.arange(rows) - (rows - 1) / 2) / ppw
     thick = max(bar.thickness / bar.length, 0.05)
-    side = (np.abs(ys) > thick * 1.5 + 0.05)[:, None] & (np.abs(xs) < 0.7)[None, :]
-    above = side & (ys < 0)[:, None]
-    below = side & (ys > 0)[:, None]
-    past = ((np.abs(xs) > 1.03) & (np.abs(xs) < 1.1))[None, :] & (np.abs(ys) < max(thick, 0.08))[:, None]
-    left_end = past & (xs < 0)[None, :]
-    right_end = past & (xs > 0)[None, :]
-    regions = [above, below, left_end, right_end]
-    if any(region.sum() < 3 for region in regions):
+    # Each region is an upright rectangle of the patch.
+    middle = _span(np.abs(xs) < 0.7)
+    off_bar = np.abs(ys) > thick * 1.5 + 0.05
+    on_line = _span(np.abs(ys) < max(thick, 0.08))
+    regions = [(_span(off_bar & (ys < 0)), middle), (_span(off_bar & (ys > 0)), middle),
+               (on_line, _span((xs < -1.03) & (xs > -1.1))), (on_line, _span((xs > 1.03) & (xs < 1.1)))]
+    blocks = [lab[rows_s, cols_s].reshape(-1, 3) for rows_s, cols_s in regions]
+    if any(block.shape[0] < 3 for block in blocks):
         return 0.0
-    colours = [np.median(lab[region], axis=0) for region in regions]
+    colours = [np.median(block, axis=0) for block in blocks]
     reference = (colours[0] + colours[1]) / 2
     # Lightness varies across a lit face; hue and saturation much less.
     weights = np.float32([0.5, 1.0, 1.0])
