@@ -171,10 +171,18 @@ def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:
     dirs = np.array([b.direction for b in bars], np.float64)
     lengths = np.array([b.length for b in bars])
     # Only pairs close enough to be bridged are examined (most bars are far from each other).
-    reach = (lengths[:, None] + lengths[None, :]) / 2 + max_gap
-    dx = centers[None, :, 0] - centers[:, None, 0]
-    dy = centers[None, :, 1] - centers[:, None, 1]
-    first_i, second_i = np.nonzero(np.triu((np.abs(dx) <= reach) & (np.abs(dy) <= reach), k=1))
+    # In blocks of rows, so thousands of bars (a busy frame) never need n x n arrays at once.
+    firsts, seconds = [], []
+    for start in range(0, len(bars), 256):
+        rows = slice(start, start + 256)
+        reach = (lengths[rows, None] + lengths[None, :]) / 2 + max_gap
+        near = ((np.abs(centers[None, :, 0] - centers[rows, None, 0]) <= reach)
+                & (np.abs(centers[None, :, 1] - centers[rows, None, 1]) <= reach))
+        i, j = np.nonzero(near)
+        i += start
+        firsts.append(i[j > i])
+        seconds.append(j[j > i])
+    first_i, second_i = np.concatenate(firsts), np.concatenate(seconds)
     offset = centers[second_i] - centers[first_i]
     distance = np.maximum(np.hypot(offset[:, 0], offset[:, 1]), 1e-6)
     unit = offset / distance[:, None]
