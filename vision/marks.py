@@ -207,16 +207,16 @@ def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:
 def _distinct(bars: list[Bar], pip_diameter: float) -> list[Bar]:
     """One bar per place: among candidates within half a pip of each other, the longest."""
     kept: list[Bar] = []
-    centers = np.empty((0, 2), np.float32)
-    dirs = np.empty((0, 2), np.float32)
+    centers = np.empty((len(bars), 2), np.float32)
+    dirs = np.empty((len(bars), 2), np.float32)
     for bar in sorted(bars, key=lambda b: -b.length):
-        if kept:
-            near = np.hypot(*(centers - bar.center).T) <= 0.5 * pip_diameter
-            if np.any(near & (np.abs(dirs @ bar.direction) >= 0.9)):
+        n = len(kept)
+        if n:
+            near = np.hypot(*(centers[:n] - bar.center).T) <= 0.5 * pip_diameter
+            if np.any(near & (np.abs(dirs[:n] @ bar.direction) >= 0.9)):
                 continue
+        centers[n], dirs[n] = bar.center, bar.direction
         kept.append(bar)
-        centers = np.vstack([centers, bar.center[None, :]])
-        dirs = np.vstack([dirs, bar.direction[None, :]])
     return kept
 
 
