@@ -1,6 +1,6 @@
 """Tile-reading accuracy: the real photos, and rendered tables when `vision.synth` is present.
 
-    python -m benchmarks.vision_accuracy [DIR] [--synthetic N] [--seed S]
+    python -m benchmarks.vision_accuracy [DIR] [--synthetic N] [--seed S] [--jobs J]
 
 DIR (default: the shared real photos) is scored like `domino-referee vision eval DIR`: tile
 identity precision and recall (multiset of values per image), exact images (every tile right,
@@ -11,6 +11,7 @@ nothing extra), face-down count error and joins. With `vision.synth` importable,
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import sys
 import time
 from pathlib import Path
@@ -27,31 +28,44 @@ GOAL = 0.99
 def score_folder(folder: Path) -> tuple[list[ImageScore], float]:
     labels = load_labels(folder)
     scores = []
-    started = time.perf_counter()
+    started = time.process_time()
     for name, label in sorted(labels.items()):
         view = read_image(load_image(folder / name))
         scores.append(score_image(name, view.to_json(), label))
-    return scores, time.perf_counter() - started
+    return scores, time.process_time() - started
 
 
-def score_synthetic(count: int, seed: int, progress: int = 0) -> tuple[list[ImageScore], float] | None:
+def score_seed(seed: int) -> tuple[ImageScore, float]:
+    """Render table `seed`, read it; the score and the CPU seconds of reading."""
+    from vision.synth.dataset import render_example
+
+    frame = render_example(seed)
+    started = time.process_time()
+    view = read_image(frame.image)
+    return score_image(f"synth-{seed}", view.to_json(), frame.labels), time.process_time() - started
+
+
+def score_synthetic(count: int, seed: int, progress: int = 0,
+                    jobs: int = 1) -> tuple[list[ImageScore], float] | None:
     try:
-        from vision.synth.dataset import render_example
+        import vision.synth.dataset  # noqa: F401
     except ImportError:
         return None
     scores = []
     reading = 0.0
-    for i in range(count):
-        frame = render_example(seed + i)
-        started = time.perf_counter()
-        view = read_image(frame.image)
-        reading += time.perf_counter() - started
-        scores.append(score_image(f"synth-{seed + i}", view.to_json(), frame.labels))
+    pool = multiprocessing.Pool(jobs) if jobs > 1 else None
+    results = (pool.imap(score_seed, range(seed, seed + count)) if pool
+               else map(score_seed, range(seed, seed + count)))
+    for i, (score, seconds) in enumerate(results):
+        reading += seconds
+        scores.append(score)
         if progress and (i + 1) % progress == 0:
             right = sum(s.true_positives for s in scores)
             print(f"  ... {i + 1} rendered tables: {right} right of "
                   f"{sum(s.predicted for s in scores)} seen, {sum(s.labelled for s in scores)} labelled, "
                   f"{sum(s.exact for s in scores)} exact", flush=True)
+    if pool:
+        pool.close()
     return scores, reading
 
 
@@ -60,7 +74,7 @@ def report(title: str, scores: list[ImageScore], seconds: float) -> dict[str, An
     right = sum(s.true_positives for s in scores)
     seen = sum(s.predicted for s in scores)
     labelled = sum(s.labelled for s in scores)
-    print(f"{title}: {total['images']} images in {seconds:.1f} s of reading")
+    print(f"{title}: {total['images']} images in {seconds:.1f} s of reading (CPU)")
     print(f"  tiles: {right} right of {seen} seen and {labelled} labelled")
     print(f"  tile precision {total['precision']:.4f}  recall {total['recall']:.4f}  "
           f"(goal {GOAL:.2f}: precision {'met' if total['precision'] >= GOAL else 'not met'}, "
@@ -85,12 +99,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--progress", type=int, default=0, metavar="K",
                         help="print running totals every K rendered tables")
+    parser.add_argument("--jobs", type=int, default=1, metavar="J",
+                        help="render and read the tables in J processes (same results)")
     args = parser.parse_args(argv)
     scores, seconds = score_folder(args.folder)
     sys.stdout.flush()
     report(f"labelled folder {args.folder.resolve().name}", scores, seconds)
     if args.synthetic > 0:
-        synthetic = score_synthetic(args.synthetic, args.seed, args.progress)
+        synthetic = score_synthetic(args.synthetic, args.seed, args.progress, args.jobs)
         if synthetic is None:
             print("rendered tables: skipped (vision.synth is not in this checkout)")
         else:

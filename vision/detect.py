@@ -9,6 +9,7 @@ between two touching tiles.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -30,11 +31,6 @@ class TileFit:
     polarity: str
     score: float          # 0..1, how tile-like the surroundings of the bar are
     edge_rises: tuple[float, float, float, float]  # a-end, b-end, left, right: Lab distance steps
-
-
-def _face_distance(patch_bgr: np.ndarray, face_lab: np.ndarray) -> np.ndarray:
-    lab = cv2.cvtColor(patch_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
-    return np.linalg.norm(lab - face_lab, axis=2)
 
 
 def _rises(profile: np.ndarray, centre: float, offsets: np.ndarray, step: int, width: int) -> np.ndarray:
@@ -88,6 +84,19 @@ def _strongest_pair(profile: np.ndarray, centre: float, near: float, far: float,
     return float(offsets[best]), float(down[best]), float(up[best])
 
 
+def _span(mask: np.ndarray) -> slice:
+    """The slice from the first to the last True of a 1-D mask of one run (empty when none)."""
+    where = np.flatnonzero(mask)
+    return slice(int(where[0]), int(where[-1]) + 1) if where.size else slice(0, 0)
+
+
+@functools.lru_cache(maxsize=16)
+def _grid(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """Column and row offsets from a patch's centre, in `PPW` px units, as (rows, cols) arrays."""
+    yy, xx = np.mgrid[0:rows, 0:cols]
+    return (xx - (cols - 1) / 2) / PPW, (yy - (rows - 1) / 2) / PPW
+
+
 def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
              window: tuple[float, float] = (0.7, 1.35), half_width: float | None = None,
              aspect: float | None = None) -> TileFit | None:
@@ -109,8 +118,7 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     patch = sample(image, guess, pixels_per_half_width=PPW, extent_x=ex, extent_y=ey)
     rows, cols = patch.shape[:2]
     cy, cx = (rows - 1) / 2, (cols - 1) / 2
-    yy, xx = np.mgrid[0:rows, 0:cols]
-    xs, ys = (xx - cx) / PPW, (yy - cy) / PPW   # in guessed half-widths
+    xs, ys = _grid(rows, cols)   # in guessed half-widths
     grey = (channel_min(patch) if bar.polarity == "dark" else channel_max(patch)).astype(np.float32)
     region = (np.abs(xs) < 0.8) & (np.abs(ys) > 0.15) & (np.abs(ys) < 1.8)
     values = grey[region]
@@ -124,7 +132,8 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
         return None
     face_lab = cv2.cvtColor(face_bgr.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2LAB)
     lab_patch = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
-    distance = np.linalg.norm(lab_patch - face_lab.reshape(3).astype(np.float32), axis=2)
+    difference = lab_patch - face_lab.reshape(3).astype(np.float32)
+    distance = np.sqrt(np.einsum("ijk,ijk->ij", difference, difference))
 
     # Low percentiles across a band ignore pips (a minority of any band) but keep edges and seams.
     band_x = np.abs(xs[0]) < 0.6
@@ -156,21 +165,27 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     scale = guess.half_width
     center = guess.to_image((rgt - lft) / 2, (b - t) / 2)
     frame = TileFrame(center.astype(np.float32), guess.across, half_w * scale, half_l * scale)
-    inside = (np.abs(xs - (rgt - lft) / 2) < 0.85 * half_w) & (np.abs(ys - (b - t) / 2) < 0.9 * half_l)
-    face_noise = float(np.median(distance[inside]))
-    uniform = float(np.mean(distance[inside] < face_noise + 12))
+    # Every region below is an upright rectangle of the patch: work on slices, not masks.
+    dx, dy = xs[0] - (rgt - lft) / 2, ys[:, 0] - (b - t) / 2
+    rows_in, cols_in = _span(np.abs(dy) < 0.9 * half_l), _span(np.abs(dx) < 0.85 * half_w)
+    inside = distance[rows_in, cols_in]
+    face_noise = float(np.median(inside)) if inside.size else float("nan")
+    uniform = float(np.mean(inside < face_noise + 12)) if inside.size else float("nan")
     # A tile stands out from what lies around it on at least one side; a stretch of wood grain or
     # felt that happens to hold a dark streak does not.
-    dx, dy = xs - (rgt - lft) / 2, ys - (b - t) / 2
-    weighted = np.linalg.norm((lab_patch - face_lab.reshape(3).astype(np.float32))
-                              * np.float32([0.5, 1.0, 1.0]), axis=2)
+    level = np.float32([0.25, 1.0, 1.0])
     sides = [
-        (np.abs(dy) < 0.8 * half_l) & (dx > 1.12 * half_w) & (dx < 1.45 * half_w),
-        (np.abs(dy) < 0.8 * half_l) & (dx < -1.12 * half_w) & (dx > -1.45 * half_w),
-        (np.abs(dx) < 0.7 * half_w) & (dy > 1.06 * half_l) & (dy < 1.2 * half_l),
-        (np.abs(dx) < 0.7 * half_w) & (dy < -1.06 * half_l) & (dy > -1.2 * half_l),
+        (_span(np.abs(dy) < 0.8 * half_l), _span((dx > 1.12 * half_w) & (dx < 1.45 * half_w))),
+        (_span(np.abs(dy) < 0.8 * half_l), _span((dx < -1.12 * half_w) & (dx > -1.45 * half_w))),
+        (_span((dy > 1.06 * half_l) & (dy < 1.2 * half_l)), _span(np.abs(dx) < 0.7 * half_w)),
+        (_span((dy < -1.06 * half_l) & (dy > -1.2 * half_l)), _span(np.abs(dx) < 0.7 * half_w)),
     ]
-    contrast = max((float(np.mean(weighted[side] > 12)) for side in sides if side.any()), default=0.0)
+    shares = []
+    for rows_s, cols_s in sides:
+        block = difference[rows_s, cols_s]
+        if block.size:
+            shares.append(float(np.mean(np.einsum("ijk,ijk,k->ij", block, block, level) > 144.0)))
+    contrast = max(shares, default=0.0)
     surround_score = float(np.clip((contrast - 0.15) / 0.35, 0.0, 1.0))
     edges = (max(min(rise_t, rise_b), 0) + max(min(rise_l, rise_r), 0)) / 2
     edge_score = float(np.clip(edges / 6.0, 0, 1))
@@ -178,8 +193,9 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     # Both halves show the same face; a frame straddling a tile and the table does not.
     halves = []
     for sign in (-1, 1):
-        half = inside & (sign * (ys - (b - t) / 2) > 0.25 * half_w)
-        halves.append(np.median(lab_patch[half], axis=0) if half.any() else np.zeros(3, np.float32))
+        rows_h = _span((np.abs(dy) < 0.9 * half_l) & (sign * dy > 0.25 * half_w))
+        half = lab_patch[rows_h, cols_in].reshape(-1, 3)
+        halves.append(np.median(half, axis=0) if half.size else np.zeros(3, np.float32))
     halves_gap = float(np.linalg.norm((halves[0] - halves[1]) * np.float32([0.2, 1.0, 1.0])))
     halves_score = float(np.clip(1.0 - (halves_gap - 6.0) / 12.0, 0.0, 1.0))
     score = uniform * (0.5 + 0.5 * edge_score) * shape_score * halves_score * surround_score
@@ -204,18 +220,22 @@ def bar_context(image: np.ndarray, bar: Bar, half_width: float) -> float:
     xs = (np.arange(cols) - (cols - 1) / 2) / ppw
     ys = (np.arange(rows) - (rows - 1) / 2) / ppw
     thick = max(bar.thickness / bar.length, 0.05)
-    side = (np.abs(ys) > thick * 1.5 + 0.05)[:, None] & (np.abs(xs) < 0.7)[None, :]
-    above = side & (ys < 0)[:, None]
-    below = side & (ys > 0)[:, None]
-    past = ((np.abs(xs) > 1.03) & (np.abs(xs) < 1.1))[None, :] & (np.abs(ys) < max(thick, 0.08))[:, None]
-    left_end = past & (xs < 0)[None, :]
-    right_end = past & (xs > 0)[None, :]
-    regions = [above, below, left_end, right_end]
-    if any(region.sum() < 3 for region in regions):
+    # Each region is an upright rectangle of the patch.
+    middle = _span(np.abs(xs) < 0.7)
+    off_bar = np.abs(ys) > thick * 1.5 + 0.05
+    on_line = _span(np.abs(ys) < max(thick, 0.08))
+    regions = [(_span(off_bar & (ys < 0)), middle), (_span(off_bar & (ys > 0)), middle),
+               (on_line, _span((xs < -1.03) & (xs > -1.1))), (on_line, _span((xs > 1.03) & (xs < 1.1)))]
+    blocks = [lab[rows_s, cols_s].reshape(-1, 3) for rows_s, cols_s in regions]
+    if any(block.shape[0] < 3 for block in blocks):
         return 0.0
-    colours = [np.median(lab[region], axis=0) for region in regions]
+    colours = [np.median(block, axis=0) for block in blocks]
     reference = (colours[0] + colours[1]) / 2
     # Lightness varies across a lit face; hue and saturation much less.
     weights = np.float32([0.5, 1.0, 1.0])
-    worst = max(float(np.linalg.norm((c - reference) * weights)) for c in colours)
+    # Past the bar's ends the face's bevel darkens it: there only a change of colour counts, or
+    # of lightness by much more than a bevel shades.
+    end_weights = np.float32([0.2, 1.0, 1.0])
+    offsets = (np.array(colours) - reference) * np.vstack([weights, weights, end_weights, end_weights])
+    worst = float(np.sqrt(np.max(np.sum(offsets * offsets, axis=1))))
     return float(np.clip(1.0 - (worst - 8.0) / 20.0, 0.0, 1.0))

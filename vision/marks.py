@@ -32,6 +32,7 @@ class Bar:
     length: float
     thickness: float
     polarity: str        # "dark" (dark marks on a light face) or "bright"
+    faint: bool = False  # found only at a lower ink threshold: trusted less
 
 
 def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, threshold: float = 0.4) -> float:
@@ -124,32 +125,35 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
     Two collinear pieces less than `pin_gap` pips apart are also offered joined (see `_bridged`).
     """
     mask = (ink > threshold).astype(np.uint8)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    _count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     line = max(5, round(1.6 * pip_diameter))
     kernels = [_line_kernel(line, np.pi * i / angles) for i in range(angles)]
     found: list[Bar] = []
-    for index in range(1, count):
+    # Most components are specks of noise: drop them before any per-component work.
+    sides = np.maximum(stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT])
+    for index in (np.nonzero(sides >= min_length * pip_diameter)[0] + 1).tolist():
         x, y, w, h, _area = (int(v) for v in stats[index])
-        if max(w, h) < min_length * pip_diameter:
-            continue
         pad = line
         patch = (labels[y:y + h, x:x + w] == index).astype(np.uint8)
         patch = cv2.copyMakeBorder(patch, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
         for kernel in kernels:
             opened = cv2.morphologyEx(patch, cv2.MORPH_OPEN, kernel)
-            pieces, piece_labels, piece_stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
-            for piece in range(1, pieces):
-                px, py, pw, ph, _ = (int(v) for v in piece_stats[piece])
+            if cv2.countNonZero(opened) < min_length * pip_diameter * 0.7:
+                continue  # nothing left as long as a bar
+            # Each outer contour is one 8-connected piece of what the line kept.
+            contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            for contour in contours:
+                _, _, pw, ph = cv2.boundingRect(contour)
                 if max(pw, ph) < min_length * pip_diameter * 0.7:
                     continue
-                rect = _rect_of((piece_labels[py:py + ph, px:px + pw] == piece).astype(np.uint8))
+                rect = _rect_of_points(contour.reshape(-1, 2))
                 if rect is None:
                     continue
                 center, direction, length, thickness = rect
                 if length < min_length * pip_diameter or not (
                         min_elongation <= length / thickness <= max_elongation):
                     continue
-                offset = np.float32([x + px - pad, y + py - pad])
+                offset = np.float32([x - pad, y - pad])
                 found.append(Bar(center + offset, direction, length, thickness, polarity))
     found = _distinct(found, pip_diameter)
     return found + _bridged(found, pip_diameter * pin_gap)
@@ -166,22 +170,34 @@ def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:
     centers = np.array([b.center for b in bars], np.float64)
     dirs = np.array([b.direction for b in bars], np.float64)
     lengths = np.array([b.length for b in bars])
-    offset = centers[None, :, :] - centers[:, None, :]             # [i, j] = c_j - c_i
-    distance = np.maximum(np.hypot(offset[..., 0], offset[..., 1]), 1e-6)
-    unit = offset / distance[..., None]
+    # Only pairs close enough to be bridged are examined (most bars are far from each other).
+    # In blocks of rows, so thousands of bars (a busy frame) never need n x n arrays at once.
+    firsts, seconds = [], []
+    for start in range(0, len(bars), 256):
+        rows = slice(start, start + 256)
+        reach = (lengths[rows, None] + lengths[None, :]) / 2 + max_gap
+        near = ((np.abs(centers[None, :, 0] - centers[rows, None, 0]) <= reach)
+                & (np.abs(centers[None, :, 1] - centers[rows, None, 1]) <= reach))
+        i, j = np.nonzero(near)
+        i += start
+        firsts.append(i[j > i])
+        seconds.append(j[j > i])
+    first_i, second_i = np.concatenate(firsts), np.concatenate(seconds)
+    offset = centers[second_i] - centers[first_i]
+    distance = np.maximum(np.hypot(offset[:, 0], offset[:, 1]), 1e-6)
+    unit = offset / distance[:, None]
     # Short pieces have rough directions: the line through both centres must agree with both.
-    agree_i = np.abs(np.einsum("ijk,ik->ij", unit, dirs))
-    agree_j = np.abs(np.einsum("ijk,jk->ij", unit, dirs))
-    gap = distance - (lengths[:, None] + lengths[None, :]) / 2
-    ratio = lengths[:, None] / lengths[None, :]
-    ok = ((np.abs(dirs @ dirs.T) >= 0.94) & (agree_i >= 0.95) & (agree_j >= 0.95)
-          & (ratio >= 0.6) & (ratio <= 1.67) & (gap >= -1.0) & (gap <= max_gap))
-    ok = np.triu(ok, k=1)
+    agree_i = np.abs(np.sum(unit * dirs[first_i], axis=1))
+    agree_j = np.abs(np.sum(unit * dirs[second_i], axis=1))
+    gap = distance - (lengths[first_i] + lengths[second_i]) / 2
+    ratio = lengths[first_i] / lengths[second_i]
+    ok = ((np.abs(np.sum(dirs[first_i] * dirs[second_i], axis=1)) >= 0.94) & (agree_i >= 0.95)
+          & (agree_j >= 0.95) & (ratio >= 0.6) & (ratio <= 1.67) & (gap >= -1.0) & (gap <= max_gap))
     joined: list[Bar] = []
-    for i, j in zip(*np.nonzero(ok), strict=True):
-        first, second = bars[i], bars[j]
-        axis = unit[i, j].astype(np.float32)
-        length = float(distance[i, j]) + (first.length + second.length) / 2
+    for k in np.nonzero(ok)[0].tolist():
+        first, second = bars[first_i[k]], bars[second_i[k]]
+        axis = unit[k].astype(np.float32)
+        length = float(distance[k]) + (first.length + second.length) / 2
         center = (first.center + second.center) / 2 + axis * ((second.length - first.length) / 4)
         joined.append(Bar(center.astype(np.float32), axis, length,
                           max(first.thickness, second.thickness), first.polarity))
@@ -191,16 +207,16 @@ def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:
 def _distinct(bars: list[Bar], pip_diameter: float) -> list[Bar]:
     """One bar per place: among candidates within half a pip of each other, the longest."""
     kept: list[Bar] = []
-    centers = np.empty((0, 2), np.float32)
-    dirs = np.empty((0, 2), np.float32)
+    centers = np.empty((len(bars), 2), np.float32)
+    dirs = np.empty((len(bars), 2), np.float32)
     for bar in sorted(bars, key=lambda b: -b.length):
-        if kept:
-            near = np.hypot(*(centers - bar.center).T) <= 0.5 * pip_diameter
-            if np.any(near & (np.abs(dirs @ bar.direction) >= 0.9)):
+        n = len(kept)
+        if n:
+            near = np.hypot(*(centers[:n] - bar.center).T) <= 0.5 * pip_diameter
+            if np.any(near & (np.abs(dirs[:n] @ bar.direction) >= 0.9)):
                 continue
+        centers[n], dirs[n] = bar.center, bar.direction
         kept.append(bar)
-        centers = np.vstack([centers, bar.center[None, :]])
-        dirs = np.vstack([dirs, bar.direction[None, :]])
     return kept
 
 
@@ -213,11 +229,8 @@ def _line_kernel(length: int, angle_rad: float) -> np.ndarray:
     return kernel
 
 
-def _rect_of(patch: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float] | None:
-    contours, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    if not contours:
-        return None
-    points = np.concatenate(contours).reshape(-1, 2)
+def _rect_of_points(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float] | None:
+    """Centre, unit direction, length and thickness (px) of the smallest rectangle about `points`."""
     if points.shape[0] < 3:
         return None
     (cx, cy), (a, b), angle = cv2.minAreaRect(points)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -11,6 +11,7 @@ from vision.detect import TileFit, bar_context, fit_tile
 from vision.geometry import TileFrame
 from vision.image import checked_bgr
 from vision.layout import find_joins
+from vision.markers import find_markers, on_marker
 from vision.marks import Bar, envelope_size, estimate_pip_diameter, find_bars, ink_ratio
 from vision.pips import PipReading, read_pips
 from vision.read import SeenTile, TableView, tile_name
@@ -27,17 +28,30 @@ class Candidate:
 def find_candidates(image: np.ndarray, bars: list[Bar], *, bar_ratio: float,
                     window: tuple[float, float], max_pip: int,
                     half_width: float | None = None, aspect: float | None = None,
-                    min_confidence: float = 0.0) -> list[Candidate]:
+                    min_confidence: float = 0.0,
+                    contexts: dict[int, float] | None = None,
+                    reuse: dict[int, Candidate] | None = None) -> list[Candidate]:
     """A fitted and read tile for every bar that can be a tile's divider.
 
     With `half_width` (the size of this set's tiles in this image, px) every fit starts from it,
     and a bar whose length does not fit that size (by `bar_ratio`, within 25 %) is no divider.
+    `contexts` keeps each bar's `bar_context` between passes (it hardly depends on the size);
+    `reuse` holds, by bar, readings of an earlier pass that need no second fit.
     """
     out: list[Candidate] = []
     for bar in bars:
         if half_width is not None and abs(bar.length / (2 * half_width) / bar_ratio - 1) > 0.25:
             continue
-        context = bar_context(image, bar, half_width or bar.length / (2 * bar_ratio))
+        key = id(bar)
+        if reuse is not None and key in reuse:
+            out.append(reuse[key])
+            continue
+        if contexts is not None and key in contexts:
+            context = contexts[key]
+        else:
+            context = bar_context(image, bar, half_width or bar.length / (2 * bar_ratio))
+            if contexts is not None:
+                contexts[key] = context
         if context <= min_confidence:
             continue  # a reading's confidence never exceeds its bar's context
         fit = fit_tile(image, bar, bar_ratio=bar_ratio, window=window, half_width=half_width,
@@ -47,7 +61,10 @@ def find_candidates(image: np.ndarray, bars: list[Bar], *, bar_ratio: float,
         pips = read_pips(image, fit.frame, fit.face_bgr, fit.polarity, bar_thickness=bar.thickness)
         if not pips.valid or pips.a > max_pip or pips.b > max_pip:
             continue
-        confidence = fit.score * (0.6 + 0.4 * pips.regularity) * context
+        smooth = float(np.clip(1.0 - (pips.clutter - 0.02) / 0.04, 0.0, 1.0))
+        confidence = fit.score * (0.6 + 0.4 * pips.regularity) * context * smooth
+        if bar.faint:
+            confidence *= 0.7
         out.append(Candidate(bar, fit, pips, confidence))
     return out
 
@@ -80,6 +97,34 @@ def select(candidates: list[Candidate], min_confidence: float, *,
     return kept
 
 
+def faint_bars(faint: list[Bar], strong: list[Bar], pip: float) -> list[Bar]:
+    """Bars found only at a lower threshold that are thin: a divider drawn as a hairline
+    blurs to a faint line, while pips that merge at that threshold make thick blobs."""
+    centers = np.array([b.center for b in strong], np.float32).reshape(-1, 2)
+    out = []
+    for bar in faint:
+        if bar.thickness > 0.5 * pip:
+            continue
+        if centers.size and np.min(np.hypot(*(centers - bar.center).T)) < 0.5 * pip:
+            continue
+        out.append(replace(bar, faint=True))
+    return out
+
+
+def set_members(candidates: list[Candidate], spread: float = 0.2) -> list[Candidate]:
+    """The candidates of the commonest tile size: every tile of one set has the same size, and
+    false fits (sleeve stripes, grain) come in many sizes. Sizes vote with their confidence, and
+    a reading with pips, a thing only a tile shows, votes three times as much as a blank one.
+    Readings around faint bars vote only when there is no other."""
+    strong = [c for c in candidates if not c.bar.faint]
+    candidates = strong or candidates  # faint bars speak only when no clear divider does
+    sizes = np.log([c.fit.frame.half_width for c in candidates])
+    weights = np.array([c.confidence * (1.0 if c.pips.a + c.pips.b else 0.33) for c in candidates])
+    near = np.abs(sizes[:, None] - sizes[None, :]) <= spread
+    best = int(np.argmax(near.astype(np.float64) @ weights))
+    return [c for c, inside in zip(candidates, near[best], strict=True) if inside]
+
+
 def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
                  work_pip: float = 11.0, tile_length_px: float | None = None) -> TableView:
     """`read_image` on a checked frame. Frames whose pips are wider than `work_pip` px are read
@@ -97,22 +142,35 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
     margin = max(8, min(image.shape[:2]) // 10)
     image = cv2.copyMakeBorder(image, margin, margin, margin, margin, cv2.BORDER_CONSTANT,
                                value=(128, 128, 128))
+    markers = [quad + margin for quad in find_markers(original)]
     bars: list[Bar] = []
     for polarity in ("dark", "bright"):
         ink = ink_ratio(image, polarity=polarity, window=envelope_size(image.shape, pip))
-        bars += find_bars(ink, pip, polarity=polarity, threshold=0.4 if polarity == "dark" else 0.3)
-    first = select(find_candidates(image, bars, bar_ratio=0.72, window=(0.7, 1.35), max_pip=max_pip,
-                                   min_confidence=min_confidence), min_confidence)
+        strong = find_bars(ink, pip, polarity=polarity, threshold=0.4 if polarity == "dark" else 0.3)
+        bars += strong
+        if polarity == "dark":
+            bars += faint_bars(find_bars(ink, pip, polarity=polarity, threshold=0.3), strong, pip)
+    bars = [bar for bar in bars if not on_marker(bar.center, markers)]
+    contexts: dict[int, float] = {}
+    wide = find_candidates(image, bars, bar_ratio=0.72, window=(0.7, 1.35), max_pip=max_pip,
+                           min_confidence=min_confidence, contexts=contexts)
+    first = select(wide, min_confidence)
     # The bar's share of the width is the same for every tile of a set: learn it from this image
     # and fit again with narrower windows.
     if first:
+        first = set_members(first)
         ratios = [c.bar.length / (2 * c.fit.frame.half_width) for c in first]
         ratio = float(np.clip(np.median(ratios), 0.45, 0.95))
         size = float(np.median([c.fit.frame.half_width for c in first]))
         aspect = float(np.median([c.fit.frame.half_length / c.fit.frame.half_width for c in first]))
+        # A first fit already of the set's size and shape would only be found again.
+        agree = {id(c.bar): c for c in wide
+                 if abs(c.fit.frame.half_width / size - 1) < 0.04
+                 and abs(c.fit.frame.half_length / c.fit.frame.half_width / aspect - 1) < 0.04}
         chosen = select(find_candidates(image, bars, bar_ratio=ratio, window=(0.85, 1.18),
                                         max_pip=max_pip, half_width=size, aspect=aspect,
-                                        min_confidence=min_confidence),
+                                        min_confidence=min_confidence, contexts=contexts,
+                                        reuse=agree),
                         min_confidence)
     else:
         chosen = []

@@ -28,6 +28,7 @@ class PipReading:
     pip_centers: tuple[tuple[float, float], ...]  # (x, y) in half-widths, y < 0 in the a-half
     regularity: float  # 0..1: 1 when every mark is a pip of the common size
     valid: bool        # False when a half holds a straight mark (a bar): not a tile centred here
+    clutter: float = 0.0  # share of the face away from marks that is faintly marked (grain, felt)
 
 
 def tile_ink(patch_bgr: np.ndarray, face_bgr: np.ndarray, polarity: str) -> np.ndarray:
@@ -74,6 +75,16 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
     middle = rows // 2 - near + int(np.argmax(ink[rows // 2 - near:rows // 2 + near + 1].sum(axis=1)))
     ink[max(0, middle - band):middle + band + 1] = 0
     mask = _filled((ink > cut).astype(np.uint8))
+    # A tile's face is smooth between its marks (light may shade it slowly); wood grain or felt
+    # fitted as a face holds fine streaks and specks.
+    keep = cv2.dilate(mask, np.ones((9, 9), np.uint8)) == 0
+    inner = round(0.2 * PPW)
+    keep[:inner] = keep[-inner:] = False
+    keep[:, :inner] = keep[:, -inner:] = False
+    keep[max(0, middle - band - 2):middle + band + 3] = False
+    detail = ink - cv2.blur(ink, (25, 25))
+    faint = detail[keep]
+    clutter = float(np.mean(faint > 0.25 * cut)) if faint.size else 0.0
     count, _labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
     rows, cols = mask.shape
     unit = float(PPW * PPW)
@@ -118,4 +129,4 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
             b += n
         centers.append((x, y))
     regularity = float(np.clip(1.0 - irregular / max(len(marks), 1), 0.0, 1.0))
-    return PipReading(a, b, tuple(centers), regularity, valid)
+    return PipReading(a, b, tuple(centers), regularity, valid, clutter)
