@@ -66,12 +66,12 @@ def kill_and_resume(config: Path, script: Path, rng: random.Random, *, max_runs:
     kills = 0
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-m", "referee.cli", "run", "--config", str(config), "--inputs", str(script),
-               "--input-interval", "0.002", "--exit-at-end", "--progress"]
+               "--input-interval", "0.005", "--exit-at-end", "--progress"]
     for _ in range(max_runs):
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                                    text=True)
         assert process.stdout is not None
-        handled, target = 0, rng.randint(1, 8)
+        handled, target = 0, rng.randint(1, 5)  # small, so a busy machine still kills often
         for text in process.stdout:
             if text.startswith("{") and json.loads(text).get("logged"):
                 handled += 1
