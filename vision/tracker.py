@@ -353,7 +353,9 @@ class Tracker:
             best = min(candidates, key=lambda i: float(np.linalg.norm(seen[i].centre - old.centre)))
             unmatched.remove(best)
             present.append((old, seen[best]))
-        added = [seen[i] for i in unmatched]
+        # Nobody plays into the boneyard: a face-up reading there is backs misread (two backs end
+        # to end look like a blank double), never a play.
+        added = [seen[i] for i in unmatched if seen[i].zone != "boneyard"]
         moved = [(old, new) for old, new in present if np.linalg.norm(new.centre - old.centre) > tol]
         face_down = int(view.face_down)
         if self._reference is not None:

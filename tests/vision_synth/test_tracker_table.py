@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from vision.film import GameFilm, fixed_camera_film
 from vision.read import read_image
+from vision.synth.scene import PlacedTile
 from vision.synth.style import PLAIN_STYLE
 from vision.tracker import BoneyardChanged, Desync, Resynced, TilePlaced, TilesRevealed, Tracker
 
@@ -90,3 +91,12 @@ def test_a_new_hands_boneyard_is_reported_even_when_as_big_as_the_last() -> None
     observed = _feed(tracker, film.new_hand(boneyard=4))
     assert [o.count for o in observed if isinstance(o, BoneyardChanged)] == [4]
     assert not any(isinstance(o, Desync) for o in observed)
+
+
+def test_a_face_up_reading_in_the_boneyard_zone_is_no_play() -> None:
+    film, tracker = _film(7)
+    _feed(tracker, film.new_hand(boneyard=0))
+    x0, y0, x1, y1 = film.layout.zones["boneyard"]
+    film.boneyard.append(PlacedTile(2, 5, (x0 + x1) / 2, (y0 + y1) / 2, 90.0))  # what a misread would see
+    observed = _feed(tracker, film.still(8))
+    assert not any(isinstance(o, TilePlaced) for o in observed), observed
