@@ -301,8 +301,9 @@ class Tracker:
     ) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]] | None:
         """(crop, core) boxes in image px, x0 y0 x1 y1: the core holds every pixel changed since
         the last commit, the crop adds a tile's length around it so tiles crossing the core's
-        edge are read whole. None when a whole read is needed (nothing committed yet, backs not
-        known, or a change over much of the frame)."""
+        edge are read whole. None when a whole read is needed: nothing committed yet, backs not
+        known, a change over much of the frame, or a change in the boneyard (always, uncalibrated:
+        then the boneyard's place is unknown)."""
         if self._reference is None or self._face_down_corners is None:
             return None
         changed = self._changed(small, self._reference, 30).astype(np.uint8)
