@@ -12,13 +12,9 @@ import pytest
 from referee.cli import main
 from referee.options import validate_options
 from referee.referee import Referee
-from referee.service.app import engine_referee
-from referee.service.eventlog import EventLog
-from referee.service.ports import Input, RecordingDisplay, RecordingSignals
-from referee.service.service import TableService
-from referee.service.table import MatchSettings
 from referee.table_observer import TableObserver
 from referee.tableside import TableSide
+from tests.service.clocked import ClockedTable
 
 RECORDS = Path(__file__).resolve().parent / "records"
 
@@ -66,17 +62,9 @@ def test_replay_refuses_a_recorded_early_timeout(tmp_path: Path, capsys: pytest.
 
 
 def test_the_service_refuses_an_early_timeout_with_the_time_left(tmp_path: Path) -> None:
-    now = [100.0]
-    display, signals = RecordingDisplay(), RecordingSignals()
-    settings = MatchSettings("t1", "italian", ("Ayşe", "Burak"), options={"target": 20})
-    service = TableService(settings, log=EventLog(tmp_path / "log.sqlite"), referee_factory=engine_referee,
-                           display=display, signals=signals, now=lambda: now[0])
+    table = ClockedTable(tmp_path / "log.sqlite", origin=100.0)
+    service, display, signals, at = table.service, table.display, table.signals, table.at
     service.start(tick_interval=None)
-
-    def at(seconds: float, kind: str, **data: object) -> None:
-        now[0] = 100.0 + seconds
-        service.feed(Input(kind, data, now[0]))
-        assert service.wait_processed(timeout=10)
 
     at(0, "start")
     at(1, "lead", player="Ayşe")

@@ -16,6 +16,7 @@ from referee.service.app import engine_referee
 from referee.service.script import table_script
 from referee.service.table import MatchSettings, TableCore
 from referee.simulate import simulate_match
+from referee.tableside import TableSide
 
 CLOCKS: dict[str, dict[str, Any]] = {
     "italian": {"mode": "italian"},
@@ -37,13 +38,19 @@ def accepted(core: TableCore, kind: str, data: dict[str, Any], t: float) -> list
     return events
 
 
-def test_an_undone_play_gives_the_mover_back_the_time_it_cost() -> None:
+def opened() -> tuple[TableCore, TableSide]:
+    """An italian match whose lead, Ayşe's 6-6, was laid at 4 s: Burak is on move."""
     core = table(CLOCKS["italian"])
     side = core.side
     assert side is not None
     accepted(core, "start", {}, 0.0)
     accepted(core, "lead", {"player": "Ayşe"}, 0.0)
-    accepted(core, "placed", {"tile": "6-6"}, 4.0)          # 4 s of 20: Ayşe's next move has 25 s
+    accepted(core, "placed", {"tile": "6-6"}, 4.0)
+    return core, side
+
+
+def test_an_undone_play_gives_the_mover_back_the_time_it_cost() -> None:
+    core, side = opened()                                   # 4 s of 20: Ayşe's next move has 25 s
     accepted(core, "placed", {"tile": "6-2"}, 16.0)         # Burak took 12 s of his 20
     assert side.clock.standing["Burak"].main == 25.0 and core.turn() == "Ayşe"
     events = accepted(core, "undo", {}, 30.0)               # misread: 14 s later the manager undoes it
@@ -58,12 +65,7 @@ def test_an_undone_play_gives_the_mover_back_the_time_it_cost() -> None:
 
 
 def test_undoing_a_draw_keeps_the_turn_running_from_its_start() -> None:
-    core = table(CLOCKS["italian"])
-    side = core.side
-    assert side is not None
-    accepted(core, "start", {}, 0.0)
-    accepted(core, "lead", {"player": "Ayşe"}, 0.0)
-    accepted(core, "placed", {"tile": "6-6"}, 4.0)
+    core, _ = opened()
     before = core.engine_boneyard()
     assert before is not None
     accepted(core, "boneyard", {"count": before - 1}, 9.0)  # Burak draws at 9 s
@@ -124,12 +126,7 @@ def test_play_then_undo_leaves_the_clocks_as_before(case: tuple[str, list[dict[s
 
 
 def test_undoing_an_away_gives_the_absence_back() -> None:
-    core = table(CLOCKS["italian"])
-    side = core.side
-    assert side is not None
-    accepted(core, "start", {}, 0.0)
-    accepted(core, "lead", {"player": "Ayşe"}, 0.0)
-    accepted(core, "placed", {"tile": "6-6"}, 4.0)
+    core, side = opened()
     accepted(core, "away", {"player": "Burak"}, 6.0)
     assert side.absences.used["Burak"] == 1 and side.clock.paused
     accepted(core, "undo", {}, 7.0)                          # the wrong player's button

@@ -4,25 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from referee.service.app import engine_referee
-from referee.service.eventlog import EventLog
-from referee.service.ports import Input, RecordingDisplay, RecordingSignals
-from referee.service.service import TableService
-from referee.service.table import MatchSettings
+from .clocked import ClockedTable
 
 
 def test_italian_clock_warns_then_the_flag_falls(tmp_path: Path) -> None:
-    now = [500.0]
-    display, signals = RecordingDisplay(), RecordingSignals()
-    settings = MatchSettings("t1", "italian", ("Ayşe", "Burak"), options={"target": 20})
-    service = TableService(settings, log=EventLog(tmp_path / "log.sqlite"), referee_factory=engine_referee,
-                           display=display, signals=signals, now=lambda: now[0])
+    table = ClockedTable(tmp_path / "log.sqlite")
+    service, display, signals, at = table.service, table.display, table.signals, table.at
     service.start(tick_interval=None)
-
-    def at(seconds: float, kind: str, **data: object) -> None:
-        now[0] = 500.0 + seconds
-        service.feed(Input(kind, data, now[0]))
-        assert service.wait_processed(timeout=10)
 
     at(0, "start")
     at(1, "lead", player="Ayşe")
@@ -46,23 +34,9 @@ def test_italian_clock_warns_then_the_flag_falls(tmp_path: Path) -> None:
 
 
 def test_an_undone_play_gives_its_time_back_and_a_restart_keeps_it(tmp_path: Path) -> None:
-    now = [500.0]
-    settings = MatchSettings("t1", "italian", ("Ayşe", "Burak"), options={"target": 20})
-
-    def table() -> tuple[TableService, RecordingDisplay, RecordingSignals]:
-        display, signals = RecordingDisplay(), RecordingSignals()
-        service = TableService(settings, log=EventLog(tmp_path / "log.sqlite"),
-                               referee_factory=engine_referee, display=display, signals=signals,
-                               now=lambda: now[0])
-        return service, display, signals
-
-    service, display, signals = table()
+    table = ClockedTable(tmp_path / "log.sqlite")
+    service, display, signals, at = table.service, table.display, table.signals, table.at
     service.start(tick_interval=None)
-
-    def at(seconds: float, kind: str, **data: object) -> None:
-        now[0] = 500.0 + seconds
-        service.feed(Input(kind, data, now[0]))
-        assert service.wait_processed(timeout=10)
 
     at(0, "start")
     at(1, "lead", player="Ayşe")
@@ -82,9 +56,10 @@ def test_an_undone_play_gives_its_time_back_and_a_restart_keeps_it(tmp_path: Pat
     state = core.state(35.2)
     service.stop()
     # Replaying the log after a crash gives the same clocks.
-    again, display2, _ = table()
+    restarted = ClockedTable(tmp_path / "log.sqlite")
+    again = restarted.service
     assert again.resume() and again.core is not None
-    assert again.core.state(35.2) == state and display2.last.clock_since == 25.0
+    assert again.core.state(35.2) == state and restarted.display.last.clock_since == 25.0
 
 
 def test_the_board_clock_is_set_again_when_the_same_player_moves_again() -> None:
