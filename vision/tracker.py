@@ -269,7 +269,7 @@ class Tracker:
     def _read(self, frame: np.ndarray, small: np.ndarray) -> Any:
         """The reader's view of `frame`: of the changed part only when that is enough."""
         region = self._changed_region(frame, small) if self.incremental else None
-        hint = 2 * self.width * self._px_per_unit() if self.calibration is not None else None
+        hint = self._tile_length_px() if self.calibration is not None else None
         if region is None:
             return self.reader(frame, tile_length_px=hint)
         (x0, y0, x1, y1), (cx0, cy0, cx1, cy1) = region
@@ -278,7 +278,7 @@ class Tracker:
         offset = np.array([x0, y0], np.float64)
 
         def in_core(corners: np.ndarray) -> bool:
-            x, y = np.asarray(corners, np.float64).reshape(4, 2).mean(axis=0)
+            x, y = _quad(corners).mean(axis=0)
             return bool(cx0 <= x < cx1 and cy0 <= y < cy1)
 
         tiles: list[Any] = [
@@ -313,7 +313,7 @@ class Tracker:
         h, w = frame.shape[:2]
         scale = w / small.shape[1]
         x, y, bw, bh = cv2.boundingRect(points)
-        tile_px = 2 * self.width * self._px_per_unit()
+        tile_px = self._tile_length_px()
         grow = 0.5 * tile_px + 2 * scale
         core = (max(0, int(x * scale - grow)), max(0, int(y * scale - grow)),
                 min(w, int((x + bw) * scale + grow)), min(h, int((y + bh) * scale + grow)))
@@ -472,6 +472,9 @@ class Tracker:
         x0, y0, x1, y1 = self.layout.zones["boneyard"]
         quad = self.calibration.to_image(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])) * scale
         return self._region_changed(changed, quad, share=0.005)
+
+    def _tile_length_px(self) -> float:
+        return 2 * self.width * self._px_per_unit()
 
     def _px_per_unit(self) -> float:
         return self.calibration.pixels_per_mm() if self.calibration is not None else 1.0
