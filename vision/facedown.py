@@ -1,59 +1,96 @@
-"""Face-down tiles: tile-sized plain blocks that differ from the table and carry no divider.
+"""Face-down tiles: tile-sized blocks that differ from the table and show a back, not a face.
 
 The table's colour is the median of the image border (the table fills a calibrated frame); what
 differs from it by more than `threshold` (Lab, lightness weighted 0.3, so shadows count less) and is
-not a face-up tile is a block of backs. A block of k tiles pressed together counts k by its area,
-and its outline is split into k equal boxes along its long side.
+not a face-up tile is a candidate block. A block of k tiles pressed together counts k by its area,
+and its outline is split into k equal boxes along its long side. A box is a back when it is plain,
+or when all its marks form one round emblem at its centre (the logo many sets print on the back):
+pips lie off the centre and a divider is a long thin line.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import cv2
 import numpy as np
 
 from vision.geometry import TileFrame
-from vision.marks import channel_min
+
+LAB_WEIGHTS = np.float32([0.3, 1.0, 1.0])
+
+
+def _border_median(lab: np.ndarray, border: int) -> np.ndarray:
+    edge = np.concatenate([lab[:border].reshape(-1, 3), lab[-border:].reshape(-1, 3),
+                           lab[:, :border].reshape(-1, 3), lab[:, -border:].reshape(-1, 3)])
+    return np.median(edge, axis=0)
 
 
 def table_distance(image: np.ndarray, *, border: int = 4) -> np.ndarray:
     """float32 (H, W): Lab distance of every pixel from the median colour of the image border."""
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
-    edge = np.concatenate([lab[:border].reshape(-1, 3), lab[-border:].reshape(-1, 3),
-                           lab[:, :border].reshape(-1, 3), lab[:, -border:].reshape(-1, 3)])
-    table = np.median(edge, axis=0)
-    weights = np.float32([0.3, 1.0, 1.0])
-    return np.linalg.norm((lab - table) * weights, axis=2)
+    return np.linalg.norm((lab - _border_median(lab, border)) * LAB_WEIGHTS, axis=2)
 
 
-def _marked(darkest: np.ndarray, contour: np.ndarray) -> float:
-    """Share of a block's pixels much darker than the block's own median (in the darkest channel)."""
-    x, y, w, h = cv2.boundingRect(contour)
-    inside = np.zeros((h, w), np.uint8)
-    cv2.drawContours(inside, [contour - np.int32([x, y])], -1, 1, thickness=cv2.FILLED)
-    values = darkest[y:y + h, x:x + w][inside > 0].astype(np.float32)
-    if values.size == 0:
-        return 0.0
-    return float(np.mean(values < 0.6 * np.median(values)))
+def is_back(lab: np.ndarray, inside: np.ndarray, box: np.ndarray, *, max_marks: float = 0.01,
+            mark_distance: float = 20.0, emblem_radius: float = 0.4,
+            max_elongation: float = 2.5, rim: float = 0.8) -> bool:
+    """Whether the tile-sized `box` (corners, float32 (4, 2)) shows a back.
+
+    `inside` (uint8 (H, W)) marks the block's pixels. Marks are pixels more than `mark_distance`
+    (Lab) from the box's median colour: a plain back has almost none, and a back with a
+    logo has them all within `emblem_radius` of the box's short side from its centre, spread as
+    evenly one way as the other (a divider's bar is as central but `max_elongation` times longer
+    than wide). The rim is left out: a bevel shades it."""
+    centre = box.mean(axis=0)
+    box = centre + (box - centre) * np.float32(rim)
+    x, y, w, h = cv2.boundingRect(np.round(box).astype(np.int32))
+    x0, y0 = max(x, 0), max(y, 0)
+    x1, y1 = min(x + w, lab.shape[1]), min(y + h, lab.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return False
+    region = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(region, [np.round(box - np.float32([x0, y0])).astype(np.int32)], 1)
+    region &= inside[y0:y1, x0:x1]
+    values = lab[y0:y1, x0:x1][region > 0]
+    if values.shape[0] < 20:
+        return False
+    far = np.linalg.norm(values - np.median(values, axis=0), axis=1) > mark_distance
+    if np.mean(far) <= max_marks:
+        return True
+    ys, xs = np.nonzero(region)
+    points = np.stack([xs[far], ys[far]], axis=1).astype(np.float32) + np.float32([x0, y0])
+    short_side = min(float(np.linalg.norm(box[1] - box[0])), float(np.linalg.norm(box[2] - box[1])))
+    if np.quantile(np.hypot(*(points - centre).T), 0.98) > emblem_radius / rim * short_side:
+        return False
+    spread = np.linalg.eigvalsh(np.cov(points.T))
+    return bool(spread[1] <= max_elongation ** 2 * max(float(spread[0]), 1e-6))
 
 
-def find_face_down(image: np.ndarray, face_up: list[TileFrame], *, threshold: float = 25.0,
-                   border: int = 4, min_fill: float = 0.75, max_marks: float = 0.03,
-                   bevel: float = 1.15, tile_length_px: float | None = None) -> list[np.ndarray]:
+def find_face_down(image: np.ndarray, face_up: list[TileFrame], *,
+                   markers: Sequence[np.ndarray] = (), threshold: float = 25.0,
+                   border: int = 4, min_fill: float = 0.75, max_marks: float = 0.01,
+                   bevel: float = 1.15, widest: float = 1.3,
+                   tile_length_px: float | None = None) -> list[np.ndarray]:
     """Corners (float32 (4, 2), clockwise) of each face-down tile in `image` (uint8 BGR).
 
-    `face_up` frames are masked out first. A block with more than `max_marks` of its pixels dark
-    marks (pips, a bar, an ArUco pattern) is not a back. The size of one tile comes from the
-    face-up tiles (whose fitted outlines sit a bevel inside the edge: `bevel` scales their area),
-    or, when there are none, from the smallest plausible block; `tile_length_px` (a calibrated
-    camera's tile length here) replaces both.
+    `face_up` frames and `markers` (outlines in image px) are masked out first. The size of one
+    tile comes from the face-up tiles (whose fitted outlines sit a bevel inside the edge: `bevel`
+    scales their area), or, when there are none, from the smallest plausible block;
+    `tile_length_px` (a calibrated camera's tile length here) replaces both. A block wider than
+    `widest` tile lengths is never backs: tiles are pushed together in rows, and a sleeve or a
+    cup is as wide as a tile's length or more.
     """
-    mask = (table_distance(image, border=border) > threshold).astype(np.uint8)
+    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
+    distance = np.linalg.norm((lab - _border_median(lab, border)) * LAB_WEIGHTS, axis=2)
+    mask = (distance > threshold).astype(np.uint8)
     for frame in face_up:
         grown = TileFrame(frame.center, frame.across, frame.half_width * 1.25, frame.half_length * 1.15)
         cv2.fillPoly(mask, [np.round(grown.corners()).astype(np.int32)], 0)
+    for quad in markers:
+        cv2.fillPoly(mask, [np.round(quad).astype(np.int32)], 0)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    darkest = channel_min(image)
     blocks = []
     for contour in contours:
         area = float(cv2.contourArea(contour))
@@ -61,10 +98,7 @@ def find_face_down(image: np.ndarray, face_up: list[TileFrame], *, threshold: fl
         (w, h) = rect[1]
         if area < 50 or w * h <= 0 or area / (w * h) < min_fill:
             continue
-        if _marked(darkest, contour) > max_marks:
-            continue  # pips, a divider or a marker's pattern: not a plain back
         blocks.append((area, rect))
-    short_side = 0.0
     if tile_length_px is not None:  # a calibrated camera knows a tile's size
         unit = tile_length_px * tile_length_px / 2
         short_side = tile_length_px / 2
@@ -82,12 +116,11 @@ def find_face_down(image: np.ndarray, face_up: list[TileFrame], *, threshold: fl
     for area, rect in blocks:
         count = round(area / unit)
         # A shadow strip along a row of tiles can have a tile's area but never a tile's width.
-        if count < 1 or area < 0.6 * unit or min(rect[1]) < 0.75 * short_side:
+        if count < 1 or area < 0.6 * unit or not 0.75 * short_side <= min(rect[1]) <= widest * 2 * short_side:
             continue
-        found.extend(_split(rect, count))
+        found.extend(box for box in _split(rect, count)
+                     if is_back(lab, mask, box, max_marks=max_marks))
     return found
-
-
 def _split(rect: tuple, count: int) -> list[np.ndarray]:
     (cx, cy), (w, h), angle = rect
     theta = np.deg2rad(angle)

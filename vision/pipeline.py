@@ -142,7 +142,8 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
     margin = max(8, min(image.shape[:2]) // 10)
     image = cv2.copyMakeBorder(image, margin, margin, margin, margin, cv2.BORDER_CONSTANT,
                                value=(128, 128, 128))
-    markers = [quad + margin for quad in find_markers(original)]
+    found_markers = find_markers(original)
+    markers = [quad + margin for quad in found_markers]
     bars: list[Bar] = []
     for polarity in ("dark", "bright"):
         ink = ink_ratio(image, polarity=polarity, window=envelope_size(image.shape, pip))
@@ -189,7 +190,8 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
     # says nothing about the size of a back.
     shifted = [TileFrame((f.center - margin) / scale, f.across, f.half_width / scale, f.half_length / scale)
                for f in frames]
-    face_down = find_face_down(full, shifted, tile_length_px=tile_length_px)
+    face_down = find_face_down(full, shifted, markers=[quad / scale for quad in found_markers],
+                               tile_length_px=tile_length_px)
     return TableView(
         tiles=tiles,
         face_down_corners=tuple(corners.astype(np.float32) for corners in face_down),

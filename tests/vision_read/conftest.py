@@ -87,10 +87,15 @@ def paint_tile(image: np.ndarray, tile: Painted, *, face=(210, 235, 240), pip=(2
         cv2.addWeighted(overlay, 0.8, image, 0.2, 0, dst=image)
 
 
-def paint_back(image: np.ndarray, center, angle_deg: float, half_width: float, colour=(40, 40, 160)) -> None:
-    """A face-down tile: a plain rectangle."""
+def paint_back(image: np.ndarray, center, angle_deg: float, half_width: float, colour=(40, 40, 160),
+               logo=None) -> None:
+    """A face-down tile: a rectangle, plain or with a round `logo` (a colour) printed at its centre."""
     tile = Painted(0, 0, center, angle_deg, half_width)
     cv2.fillPoly(image, [np.round(tile.corners()).astype(np.int32)], colour, cv2.LINE_AA)
+    if logo is not None:
+        at = tuple(np.round(center).astype(int))
+        cv2.circle(image, at, int(half_width * 0.6), logo, max(1, int(half_width * 0.08)), cv2.LINE_AA)
+        cv2.circle(image, at, int(half_width * 0.35), logo, -1, cv2.LINE_AA)
 
 
 @pytest.fixture(scope="session")
