@@ -17,19 +17,21 @@ import numpy as np
 
 from vision.geometry import TileFrame
 
-LAB_WEIGHTS = np.float32([0.3, 1.0, 1.0])
+LAB_WEIGHTS = np.array([0.3, 1.0, 1.0], np.float32)
 
 
 def _border_median(lab: np.ndarray, border: int) -> np.ndarray:
     edge = np.concatenate([lab[:border].reshape(-1, 3), lab[-border:].reshape(-1, 3),
                            lab[:, :border].reshape(-1, 3), lab[:, -border:].reshape(-1, 3)])
-    return np.median(edge, axis=0)
+    median: np.ndarray = np.median(edge, axis=0)
+    return median
 
 
 def table_distance(image: np.ndarray, *, border: int = 4) -> np.ndarray:
     """float32 (H, W): Lab distance of every pixel from the median colour of the image border."""
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
-    return np.linalg.norm((lab - _border_median(lab, border)) * LAB_WEIGHTS, axis=2)
+    distance: np.ndarray = np.linalg.norm((lab - _border_median(lab, border)) * LAB_WEIGHTS, axis=2)
+    return distance
 
 
 def is_back(lab: np.ndarray, inside: np.ndarray, box: np.ndarray, *, max_marks: float = 0.01,
@@ -50,7 +52,7 @@ def is_back(lab: np.ndarray, inside: np.ndarray, box: np.ndarray, *, max_marks: 
     if x1 <= x0 or y1 <= y0:
         return False
     region = np.zeros((y1 - y0, x1 - x0), np.uint8)
-    cv2.fillPoly(region, [np.round(box - np.float32([x0, y0])).astype(np.int32)], 1)
+    cv2.fillPoly(region, [np.round(box - np.array([x0, y0], np.float32)).astype(np.int32)], 1)
     region &= inside[y0:y1, x0:x1]
     values = lab[y0:y1, x0:x1][region > 0]
     if values.shape[0] < 20:
@@ -59,7 +61,7 @@ def is_back(lab: np.ndarray, inside: np.ndarray, box: np.ndarray, *, max_marks: 
     if np.mean(far) <= max_marks:
         return True
     ys, xs = np.nonzero(region)
-    points = np.stack([xs[far], ys[far]], axis=1).astype(np.float32) + np.float32([x0, y0])
+    points = np.stack([xs[far], ys[far]], axis=1).astype(np.float32) + np.array([x0, y0], np.float32)
     short_side = min(float(np.linalg.norm(box[1] - box[0])), float(np.linalg.norm(box[2] - box[1])))
     if np.quantile(np.hypot(*(points - centre).T), 0.98) > emblem_radius / rim * short_side:
         return False
@@ -121,19 +123,24 @@ def find_face_down(image: np.ndarray, face_up: list[TileFrame], *,
         found.extend(box for box in _split(rect, count)
                      if is_back(lab, mask, box, max_marks=max_marks))
     return found
-def _split(rect: tuple, count: int) -> list[np.ndarray]:
+
+
+Rect = tuple[Sequence[float], Sequence[float], float]  # (centre, size, angle) as cv2.minAreaRect gives it
+
+
+def _split(rect: Rect, count: int) -> list[np.ndarray]:
     (cx, cy), (w, h), angle = rect
     theta = np.deg2rad(angle)
-    ux = np.float32([np.cos(theta), np.sin(theta)])
-    uy = np.float32([-np.sin(theta), np.cos(theta)])
+    ux = np.array([np.cos(theta), np.sin(theta)], np.float32)
+    uy = np.array([-np.sin(theta), np.cos(theta)], np.float32)
     if h > w:  # split along the longer side
         ux, uy, w, h = uy, -ux, h, w
     boxes = []
     for k in range(count):
-        centre = np.float32([cx, cy]) + ux * ((k + 0.5) / count - 0.5) * w
+        centre = np.array([cx, cy], np.float32) + ux * ((k + 0.5) / count - 0.5) * w
         half_u, half_v = ux * (w / count / 2), uy * (h / 2)
-        corners = np.float32([centre - half_u - half_v, centre + half_u - half_v,
-                              centre + half_u + half_v, centre - half_u + half_v])
+        corners = np.array([centre - half_u - half_v, centre + half_u - half_v,
+                            centre + half_u + half_v, centre - half_u + half_v], np.float32)
         first, second = corners[1] - corners[0], corners[2] - corners[1]
         if first[0] * second[1] - first[1] * second[0] < 0:  # counter-clockwise on screen
             corners = corners[::-1].copy()
