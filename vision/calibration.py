@@ -84,7 +84,7 @@ class TableLayout:
     def from_json(cls, data: Mapping[str, object]) -> TableLayout:
         try:
             zones_in = data.get("zones", _default_zones())
-            zones = {str(k): tuple(float(c) for c in v) for k, v in zones_in.items()}  # type: ignore[union-attr]
+            zones = {str(k): tuple(float(c) for c in v) for k, v in zones_in.items()}  # type: ignore[attr-defined]
             if any(len(r) != 4 for r in zones.values()):
                 raise ValueError("a zone needs 4 numbers x0, y0, x1, y1")
             return cls(
@@ -139,7 +139,7 @@ class Calibration:
             )
         try:
             matrix = np.asarray(data["image_to_table"], dtype=np.float64)
-            size = tuple(int(v) for v in data.get("image_size", (0, 0)))  # type: ignore[union-attr]
+            size = tuple(int(v) for v in data.get("image_size", (0, 0)))  # type: ignore[attr-defined]
         except (KeyError, TypeError, ValueError) as error:
             raise CalibrationError(f"{source}: bad image_to_table or image_size: {error}") from error
         if matrix.shape != (3, 3) or not np.all(np.isfinite(matrix)) or abs(np.linalg.det(matrix)) < 1e-12:
@@ -147,7 +147,7 @@ class Calibration:
                 f"{source}: image_to_table must be an invertible 3x3 matrix, got {data['image_to_table']!r}"
             )
         layout = TableLayout.from_json(data.get("layout", {}))  # type: ignore[arg-type]
-        found = tuple(int(v) for v in data.get("markers_found", ()))  # type: ignore[union-attr]
+        found = tuple(int(v) for v in data.get("markers_found", ()))  # type: ignore[attr-defined]
         return cls(matrix, layout, (size[0], size[1]) if len(size) == 2 else (0, 0), found)
 
     def save(self, path: str | Path) -> None:

@@ -131,7 +131,8 @@ class _Tile:
 
     @property
     def centre(self) -> np.ndarray:
-        return self.corners.mean(axis=0)
+        centre: np.ndarray = self.corners.mean(axis=0)
+        return centre
 
     def halves(self) -> tuple[np.ndarray, np.ndarray]:
         c, centre = self.corners, self.corners.mean(axis=0)
@@ -139,7 +140,8 @@ class _Tile:
 
     def long_axis(self) -> np.ndarray:
         h_a, h_b = self.halves()
-        return (h_b - h_a) / max(1e-9, float(np.linalg.norm(h_b - h_a)))
+        axis: np.ndarray = (h_b - h_a) / max(1e-9, float(np.linalg.norm(h_b - h_a)))
+        return axis
 
 
 @dataclass(eq=False)  # identity: its arrays have no truth value
@@ -232,7 +234,8 @@ class Tracker:
 
     @staticmethod
     def _changed(a: np.ndarray, b: np.ndarray, level: int) -> np.ndarray:
-        return np.abs(a - b) > level
+        changed: np.ndarray = np.abs(a - b) > level
+        return changed
 
     def feed(self, t: float, frame: np.ndarray) -> list[Observation]:
         if frame is None or frame.size == 0:
@@ -455,7 +458,7 @@ class Tracker:
             x0, y0, x1, y1 = self.layout.zones["boneyard"]
             quad = self.calibration.to_image(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
             cv2.fillPoly(mask, [np.round(quad * scale).astype(np.int32)], 1)
-        mask = cv2.dilate(mask, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8))
+        mask = np.asarray(cv2.dilate(mask, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)), np.uint8)
         unexplained = changed & (1 - mask)
         return float(np.mean(unexplained)) <= self.unexplained_threshold
 

@@ -32,7 +32,8 @@ def tile_corners(
 ) -> np.ndarray:
     """The (4, 2) corners of a tile on the table, clockwise, a-half edge first."""
     local = _UNIT_CORNERS * np.array([length / 2, width / 2])
-    return local @ rotation(angle_deg).T + np.asarray(centre, dtype=float)
+    corners: np.ndarray = local @ rotation(angle_deg).T + np.asarray(centre, dtype=float)
+    return corners
 
 
 def half_centres(

@@ -92,7 +92,7 @@ def draw_hand(canvas: np.ndarray, hand: Hand, to_canvas: np.ndarray, shadow_stre
     """Draw a hand and its shadow on a float canvas; returns the hand's coverage mask."""
     shape = canvas.shape[:2]
     skin, sleeve = hand_masks(hand, to_canvas, shape)
-    cover = np.clip(skin + sleeve, 0, 1)
+    cover: np.ndarray = np.clip(skin + sleeve, 0, 1)
     ys, xs = np.nonzero(cover > 0)
     if len(xs) == 0:
         return cover
@@ -105,7 +105,7 @@ def draw_hand(canvas: np.ndarray, hand: Hand, to_canvas: np.ndarray, shadow_stre
     x0, x1 = max(0, xs.min() - 2), min(shape[1], xs.max() + reach)
     roi = canvas[y0:y1, x0:x1]
     c, sk, sl = cover[y0:y1, x0:x1], skin[y0:y1, x0:x1], sleeve[y0:y1, x0:x1]
-    shift = np.float32([[1, 0, drop * 0.6], [0, 1, drop]])
+    shift = np.array([[1, 0, drop * 0.6], [0, 1, drop]], np.float32)
     shadow = cv2.warpAffine(c, shift, (c.shape[1], c.shape[0]))
     shadow = cv2.GaussianBlur(shadow, (0, 0), sigma)
     roi *= (1 - shadow_strength * 0.8 * shadow)[..., None]

@@ -192,7 +192,7 @@ def random_hands(
             hand = random_hand(rng, layout, x, y)
             skin, sleeve = hand_masks(hand, to_grid, occupancy.grid.shape)
             cover = ((skin + sleeve) > 0.01).astype(np.uint8)
-            cover = cv2.dilate(cover, np.ones((9, 9), np.uint8))
+            cover = np.asarray(cv2.dilate(cover, np.ones((9, 9), np.uint8)), np.uint8)
             if not np.any(cover & occupancy.grid):
                 hands.append(hand)
                 occupancy.take_mask(cover)

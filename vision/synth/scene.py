@@ -171,7 +171,7 @@ class Renderer:
             cells = 6  # 4 x 4 bits plus the black border
             side = cells * 16
             img = marker_image(marker_id, side).astype(np.float32) / 255.0
-            src = np.float32([[-0.5, -0.5], [side - 0.5, -0.5], [side - 0.5, side - 0.5]])
+            src = np.array([[-0.5, -0.5], [side - 0.5, -0.5], [side - 0.5, side - 0.5]], np.float32)
             dst = (corners[:3] @ self.to_canvas[:, :2].T + self.to_canvas[:, 2]).astype(np.float32)
             affine = cv2.getAffineTransform(src, dst)
             h, w = self.background.shape[:2]
@@ -193,7 +193,8 @@ class Renderer:
         )
         a = math.radians(tile.angle)
         place = np.array([[math.cos(a), -math.sin(a), tile.x], [math.sin(a), math.cos(a), tile.y], [0, 0, 1]])
-        return (np.vstack([self.to_canvas, [0, 0, 1]]) @ place @ local)[:2]
+        affine: np.ndarray = (np.vstack([self.to_canvas, [0, 0, 1]]) @ place @ local)[:2]
+        return affine
 
     def _paste(self, canvas: np.ndarray, gloss: np.ndarray, tile: PlacedTile) -> None:
         sprite = (

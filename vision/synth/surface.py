@@ -23,7 +23,8 @@ def table_surface(style: Style, shape: tuple[int, int], ppm: float, rng: np.rand
     h, w = shape
     base = np.asarray(style.table_colour, np.float32)
     if style.table.startswith("felt"):
-        fine = cv2.GaussianBlur(rng.standard_normal((h, w)).astype(np.float32), (0, 0), 0.6)
+        grain = rng.standard_normal((h, w)).astype(np.float32)
+        fine = np.asarray(cv2.GaussianBlur(grain, (0, 0), 0.6), np.float32)
         fine /= max(1e-6, float(fine.std()))
         mottle = _smooth_noise(rng, shape, 40 * ppm)
         tone = 1.0 + 0.07 * fine + 0.05 * mottle
@@ -83,6 +84,7 @@ def camera_effects(image: np.ndarray, style: Style, rng: np.random.Generator) ->
     frame = np.clip(noise, 0, 255).astype(np.uint8)
     if style.jpeg_quality > 0:
         ok, encoded = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, int(style.jpeg_quality)])
-        if ok:
-            frame = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+        decoded = cv2.imdecode(encoded, cv2.IMREAD_COLOR) if ok else None
+        if decoded is not None:
+            frame = np.asarray(decoded, np.uint8)
     return frame
