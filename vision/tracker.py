@@ -33,7 +33,7 @@ import numpy as np
 from vision.calibration import Calibration, CalibrationError, TableLayout, calibrate_from_markers
 from vision.synth.geometry import project
 
-ANALYSIS_WIDTH = 320  # pixels: motion and change are judged on a small grey copy of the frame
+ANALYSIS_WIDTH = 320  # pixels: motion and change are judged on a small copy of the frame
 
 
 class SeenTileLike(Protocol):
@@ -225,16 +225,18 @@ class Tracker:
 
     @staticmethod
     def _small(frame: np.ndarray) -> np.ndarray:
-        gray = frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        h, w = gray.shape
+        h, w = frame.shape[:2]
         small = cv2.resize(
-            gray, (ANALYSIS_WIDTH, max(1, round(h * ANALYSIS_WIDTH / w))), interpolation=cv2.INTER_AREA
+            frame, (ANALYSIS_WIDTH, max(1, round(h * ANALYSIS_WIDTH / w))), interpolation=cv2.INTER_AREA
         )
-        return cv2.GaussianBlur(small, (3, 3), 0).astype(np.int16)
+        return np.asarray(cv2.GaussianBlur(small, (3, 3), 0), np.int16)
 
     @staticmethod
     def _changed(a: np.ndarray, b: np.ndarray, level: int) -> np.ndarray:
-        changed: np.ndarray = np.abs(a - b) > level
+        """Where `a` and `b` differ by more than `level` in any colour channel: a black tile on
+        dark blue felt is as dark as the felt, and only its colour tells it apart."""
+        difference = np.abs(a - b)
+        changed: np.ndarray = (difference.max(axis=2) if difference.ndim == 3 else difference) > level
         return changed
 
     def feed(self, t: float, frame: np.ndarray) -> list[Observation]:

@@ -100,3 +100,18 @@ def test_a_face_up_reading_in_the_boneyard_zone_is_no_play() -> None:
     film.boneyard.append(PlacedTile(2, 5, (x0 + x1) / 2, (y0 + y1) / 2, 90.0))  # what a misread would see
     observed = _feed(tracker, film.still(8))
     assert not any(isinstance(o, TilePlaced) for o in observed), observed
+
+
+def test_black_tiles_on_dark_felt_are_seen_by_their_colour() -> None:
+    """A black set with coloured pips on dark blue felt is as dark as the felt: in grey the table
+    hardly changes, and only colour shows a tile was laid."""
+    style = PLAIN_STYLE.replace(tile_body="black", pips="coloured", back_colour=(0.1, 0.1, 0.11),
+                                table="felt_blue", table_colour=(0.42, 0.2, 0.07))
+    film, calibration = fixed_camera_film(style, 5, SIZE, approach_frames=2, leave_frames=1, rest_frames=4)
+    tracker = Tracker(read_image, calibration=calibration)
+    _feed(tracker, film.new_hand(boneyard=0))
+    placed = []
+    for seat, (tile, end) in enumerate([("2-5", None), ("5-6", "right")]):
+        observed = _feed(tracker, film.play(seat, tile, end))
+        placed += [(o.tile, o.end) for o in observed if isinstance(o, TilePlaced)]
+    assert placed == [("2-5", None), ("5-6", "right")]
