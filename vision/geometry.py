@@ -25,17 +25,20 @@ class TileFrame:
     @property
     def along(self) -> np.ndarray:
         """Unit vector from the a-half to the b-half: `across` turned a quarter clockwise on screen."""
-        return np.float32([-self.across[1], self.across[0]])
+        return np.array([-self.across[1], self.across[0]], np.float32)
 
     def corners(self) -> np.ndarray:
         """(4, 2) float32 image px, clockwise on screen, a-half at corners[0]-corners[1]."""
         c, u, n = self.center, self.across, self.along
         w, h = self.half_width, self.half_length
-        return np.float32([c - h * n - w * u, c - h * n + w * u, c + h * n + w * u, c + h * n - w * u])
+        return np.array([c - h * n - w * u, c - h * n + w * u, c + h * n + w * u, c + h * n - w * u],
+                        np.float32)
 
     def to_image(self, x: float, y: float) -> np.ndarray:
         """Image px of a point given in half-widths across and along from the centre."""
-        return self.center + self.across * (x * self.half_width) + self.along * (y * self.half_width)
+        w = self.half_width
+        point: np.ndarray = self.center + self.across * (x * w) + self.along * (y * w)
+        return point
 
 
 def frame_from_corners(corners: np.ndarray) -> TileFrame:
@@ -61,7 +64,7 @@ def sample(image: np.ndarray, frame: TileFrame, *, pixels_per_half_width: int = 
     scale = frame.half_width / s
     u, n = frame.across * scale, frame.along * scale
     origin = frame.center - u * (cols - 1) / 2 - n * (rows - 1) / 2
-    matrix = np.float32([[u[0], n[0], origin[0]], [u[1], n[1], origin[1]]])
+    matrix = np.array([[u[0], n[0], origin[0]], [u[1], n[1], origin[1]]], np.float32)
     value = OUTSIDE if image.ndim == 3 else 128
-    return cv2.warpAffine(image, matrix, (cols, rows), flags=interpolation | cv2.WARP_INVERSE_MAP,
-                          borderMode=cv2.BORDER_CONSTANT, borderValue=value)
+    return np.asarray(cv2.warpAffine(image, matrix, (cols, rows), flags=interpolation | cv2.WARP_INVERSE_MAP,
+                                     borderMode=cv2.BORDER_CONSTANT, borderValue=value))

@@ -36,10 +36,12 @@ def tile_ink(patch_bgr: np.ndarray, face_bgr: np.ndarray, polarity: str) -> np.n
     if polarity == "dark":
         channel = channel_min(patch_bgr).astype(np.float32)
         face = max(float(face_bgr.min()), 1.0)
-        return np.clip(1.0 - channel / face, 0.0, 1.0)
+        ink: np.ndarray = np.clip(1.0 - channel / face, 0.0, 1.0)
+        return ink
     channel = channel_max(patch_bgr).astype(np.float32)
     face = float(face_bgr.max())
-    return np.clip((channel - face) / max(255.0 - face, 1.0), 0.0, 1.0)
+    ink = np.clip((channel - face) / max(255.0 - face, 1.0), 0.0, 1.0)
+    return ink
 
 
 def _filled(mask: np.ndarray) -> np.ndarray:
