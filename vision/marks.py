@@ -156,7 +156,70 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
                 offset = np.float32([x - pad, y - pad])
                 found.append(Bar(center + offset, direction, length, thickness, polarity))
     found = _distinct(found, pip_diameter)
-    return found + _bridged(found, pip_diameter * pin_gap)
+    return found + _bridged(found, pip_diameter * pin_gap) + _straightened(ink, found)
+
+
+def _straightened(ink: np.ndarray, bars: list[Bar], *, min_turn_deg: float = 1.5,
+                  max_turn_deg: float = 20.0, reach: float = 0.25, rounds: int = 3) -> list[Bar]:
+    """Bars re-aimed along the line their ink fills, where that line turns from the found one.
+
+    A bar's direction comes from the rectangle about its opened shape, and a pip touching one end
+    tilts that rectangle by degrees; a tile fit that starts a few degrees off blurs the edges it
+    looks for and misses them (most on close-ups, where the image border is the tile's edge).
+    Over the middle of the bar (`reach` of its length each side of the centre) the ink's centre
+    line is found at each step along it and a straight line fitted to those centres, leaving out
+    the steps far off the line (a touching pip). The re-aimed bar is offered besides the original:
+    the fitting keeps whichever makes a tile.
+    """
+    if not bars:
+        return []
+    centers = np.array([b.center for b in bars], np.float64)
+    dirs = np.array([b.direction for b in bars], np.float64)
+    lengths = np.array([b.length for b in bars])[:, None]
+    thick = np.array([b.thickness for b in bars])[:, None, None]
+    along = np.linspace(-reach, reach, 25)[None, :] * lengths          # (N, K) px along the bar
+    across = np.linspace(-1.0, 1.0, 17)[None, :, None] * thick         # (N, M, 1) px across it
+    start = dirs.copy()
+    for _ in range(rounds):
+        normals = np.stack([-dirs[:, 1], dirs[:, 0]], axis=1)
+        points = (centers[:, None, None, :] + along[:, None, :, None] * dirs[:, None, None, :]
+                  + across[..., None] * normals[:, None, None, :])        # (N, M, K, 2)
+        n, m, k, _ = points.shape
+        values = cv2.remap(ink, points[..., 0].reshape(n * m, k).astype(np.float32),
+                           points[..., 1].reshape(n * m, k).astype(np.float32), cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_CONSTANT, borderValue=0).reshape(n, m, k)
+        weights = values.astype(np.float64) ** 2
+        mass = weights.sum(axis=1)                                          # (N, K)
+        middle = (weights * across).sum(axis=1) / np.maximum(mass, 1e-9)    # ink centre per step
+        use = mass > 0.2 * mass.max(axis=1, keepdims=True)
+        for _ in range(2):
+            slope, offset = _line_fit(along, middle, use)
+            miss = np.abs(middle - offset[:, None] - slope[:, None] * along)
+            typical = np.nanmedian(np.where(use, miss, np.nan), axis=1)
+            use &= miss < np.maximum(1.0, 2 * np.nan_to_num(typical, nan=0.0))[:, None]
+        slope, offset = _line_fit(along, middle, use)
+        turn = np.arctan(slope)[:, None]
+        centers = centers + offset[:, None] * normals
+        dirs = np.cos(turn) * dirs + np.sin(turn) * normals
+        dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
+    turned = np.rad2deg(np.arccos(np.clip(np.abs(np.sum(dirs * start, axis=1)), 0.0, 1.0)))
+    keep = (turned > min_turn_deg) & (turned <= max_turn_deg) & np.all(np.isfinite(dirs), axis=1)
+    return [Bar(centers[i].astype(np.float32), dirs[i].astype(np.float32), bars[i].length,
+                bars[i].thickness, bars[i].polarity) for i in np.nonzero(keep)[0].tolist()]
+
+
+def _line_fit(x: np.ndarray, y: np.ndarray, use: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row by row least-squares y = offset + slope * x over the `use` entries (0, 0 with too few)."""
+    count = use.sum(axis=1)
+    weight = use.astype(np.float64)
+    mean_x = (weight * x).sum(axis=1) / np.maximum(count, 1)
+    mean_y = (weight * y).sum(axis=1) / np.maximum(count, 1)
+    dx = (x - mean_x[:, None]) * weight
+    spread = (dx * dx).sum(axis=1)
+    enough = (count >= 5) & (spread > 1e-9)
+    slope = np.where(enough, (dx * (y - mean_y[:, None])).sum(axis=1) / np.where(enough, spread, 1.0), 0.0)
+    offset = np.where(enough, mean_y - slope * mean_x, 0.0)
+    return slope, offset
 
 
 def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:
