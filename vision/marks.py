@@ -171,6 +171,10 @@ def _straightened(ink: np.ndarray, bars: list[Bar], *, min_turn_deg: float = 1.5
     the steps far off the line (a touching pip). The re-aimed bar is offered besides the original:
     the fitting keeps whichever makes a tile.
     """
+    if len(bars) > 1024:  # cv2.remap takes maps of fewer than 2**15 rows
+        return [bar for start in range(0, len(bars), 1024)
+                for bar in _straightened(ink, bars[start:start + 1024], min_turn_deg=min_turn_deg,
+                                         max_turn_deg=max_turn_deg, reach=reach, rounds=rounds)]
     if not bars:
         return []
     centers = np.array([b.center for b in bars], np.float64)

@@ -40,3 +40,15 @@ def test_a_touching_pip_does_not_tilt_the_bar(angle_deg, side):
               if np.hypot(*(bar.center - centre)) < 2.0]
     # A tile fit that starts more than about two degrees off its bar misses the tile's edges.
     assert off_by and min(off_by) < 1.5, f"bars near the centre are off by {off_by} degrees"
+
+
+def test_thousands_of_bars_are_straightened_in_blocks():
+    """A busy frame holds thousands of bar candidates; OpenCV's remap takes fewer than 2**15 rows."""
+    from vision.marks import _straightened
+
+    image, _along = _bar_with_touching_pip(0.0, 1)
+    ink = ink_ratio(image, polarity="dark", window=envelope_size(image.shape, PIP))
+    bars = [bar for bar in find_bars(ink, PIP, min_elongation=3.0) if bar.length > 35]
+    tilted = [bar for bar in bars if abs(float(bar.direction[1])) > 0.05]
+    assert tilted
+    assert len(_straightened(ink, tilted * 2500)) == 2500 * len(_straightened(ink, tilted))
