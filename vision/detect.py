@@ -183,6 +183,18 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     dx, dy = xs[0] - (rgt - lft) / 2, ys[:, 0] - (b - t) / 2
     rows_in, cols_in = _span(np.abs(dy) < 0.9 * half_l), _span(np.abs(dx) < 0.85 * half_w)
     inside = distance[rows_in, cols_in]
+    shape_score = float(np.clip(1 - abs(aspect - 2) / 1.5, 0, 1))
+    # Both halves show the same face; a frame straddling a tile and the table does not.
+    halves = []
+    for sign in (-1, 1):
+        rows_h = _span((np.abs(dy) < 0.9 * half_l) & (sign * dy > 0.25 * half_w))
+        half = lab_patch[rows_h, cols_in].reshape(-1, 3)
+        halves.append(_channel_medians(half) if half.size else np.zeros(3, np.float32))
+    halves_gap = float(np.linalg.norm((halves[0] - halves[1]) * np.float32([0.2, 1.0, 1.0])))
+    halves_score = float(np.clip(1.0 - (halves_gap - 6.0) / 12.0, 0.0, 1.0))
+    if inside.size and (shape_score == 0.0 or halves_score == 0.0):
+        # The score is a product of finite factors: zero already (most false fits end here).
+        return TileFit(frame, face_bgr, bar.polarity, 0.0, (rise_t, rise_b, rise_l, rise_r))
     face_noise = float(np.median(inside)) if inside.size else float("nan")
     uniform = float(np.mean(inside < face_noise + 12)) if inside.size else float("nan")
     # A tile stands out from what lies around it on at least one side; a stretch of wood grain or
@@ -203,15 +215,6 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     surround_score = float(np.clip((contrast - 0.15) / 0.35, 0.0, 1.0))
     edges = (max(min(rise_t, rise_b), 0) + max(min(rise_l, rise_r), 0)) / 2
     edge_score = float(np.clip(edges / 6.0, 0, 1))
-    shape_score = float(np.clip(1 - abs(aspect - 2) / 1.5, 0, 1))
-    # Both halves show the same face; a frame straddling a tile and the table does not.
-    halves = []
-    for sign in (-1, 1):
-        rows_h = _span((np.abs(dy) < 0.9 * half_l) & (sign * dy > 0.25 * half_w))
-        half = lab_patch[rows_h, cols_in].reshape(-1, 3)
-        halves.append(_channel_medians(half) if half.size else np.zeros(3, np.float32))
-    halves_gap = float(np.linalg.norm((halves[0] - halves[1]) * np.float32([0.2, 1.0, 1.0])))
-    halves_score = float(np.clip(1.0 - (halves_gap - 6.0) / 12.0, 0.0, 1.0))
     score = uniform * (0.5 + 0.5 * edge_score) * shape_score * halves_score * surround_score
     return TileFit(frame, face_bgr, bar.polarity, float(score), (rise_t, rise_b, rise_l, rise_r))
 
