@@ -156,7 +156,10 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
                 offset = np.float32([x - pad, y - pad])
                 found.append(Bar(center + offset, direction, length, thickness, polarity))
     found = _distinct(found, pip_diameter)
-    return found + _bridged(found, pip_diameter * pin_gap) + _straightened(ink, found)
+    # Only bars about as long as a divider (four pips) are re-aimed: short pieces (grain, specks,
+    # the halves of a pinned bar) give no direction worth a second fit.
+    long_bars = [bar for bar in found if bar.length >= 2.5 * pip_diameter]
+    return found + _bridged(found, pip_diameter * pin_gap) + _straightened(ink, long_bars)
 
 
 def _straightened(ink: np.ndarray, bars: list[Bar], *, min_turn_deg: float = 1.5,
@@ -202,14 +205,27 @@ def _straightened(ink: np.ndarray, bars: list[Bar], *, min_turn_deg: float = 1.5
             typical = np.nanmedian(np.where(use, miss, np.nan), axis=1)
             use &= miss < np.maximum(1.0, 2 * np.nan_to_num(typical, nan=0.0))[:, None]
         slope, offset = _line_fit(along, middle, use)
+        spread = _slope_error(along, middle - offset[:, None] - slope[:, None] * along, use)
         turn = np.arctan(slope)[:, None]
         centers = centers + offset[:, None] * normals
         dirs = np.cos(turn) * dirs + np.sin(turn) * normals
         dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
     turned = np.rad2deg(np.arccos(np.clip(np.abs(np.sum(dirs * start, axis=1)), 0.0, 1.0)))
-    keep = (turned > min_turn_deg) & (turned <= max_turn_deg) & np.all(np.isfinite(dirs), axis=1)
+    # A turn within three standard errors of the last line's slope is noise (short or ragged marks).
+    keep = ((turned > np.maximum(min_turn_deg, np.rad2deg(3 * spread))) & (turned <= max_turn_deg)
+            & np.all(np.isfinite(dirs), axis=1))
     return [Bar(centers[i].astype(np.float32), dirs[i].astype(np.float32), bars[i].length,
                 bars[i].thickness, bars[i].polarity) for i in np.nonzero(keep)[0].tolist()]
+
+
+def _slope_error(x: np.ndarray, miss: np.ndarray, use: np.ndarray) -> np.ndarray:
+    """Row by row standard error of a fitted slope, from its misses over the `use` entries."""
+    count = use.sum(axis=1)
+    weight = use.astype(np.float64)
+    mean_x = (weight * x).sum(axis=1) / np.maximum(count, 1)
+    spread = (weight * (x - mean_x[:, None]) ** 2).sum(axis=1)
+    variance = (weight * miss * miss).sum(axis=1) / np.maximum(count - 2, 1)
+    return np.where((count >= 5) & (spread > 1e-9), np.sqrt(variance / np.maximum(spread, 1e-9)), np.inf)
 
 
 def _line_fit(x: np.ndarray, y: np.ndarray, use: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
