@@ -163,7 +163,8 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
 
 
 def _straightened(ink: np.ndarray, bars: list[Bar], *, min_turn_deg: float = 1.5,
-                  max_turn_deg: float = 20.0, reach: float = 0.25, rounds: int = 3) -> list[Bar]:
+                  max_turn_deg: float = 20.0, reach: float = 0.25, rounds: int = 3,
+                  min_ink: float = 0.7) -> list[Bar]:
     """Bars re-aimed along the line their ink fills, where that line turns from the found one.
 
     A bar's direction comes from the rectangle about its opened shape, and a pip touching one end
@@ -177,7 +178,8 @@ def _straightened(ink: np.ndarray, bars: list[Bar], *, min_turn_deg: float = 1.5
     if len(bars) > 1024:  # cv2.remap takes maps of fewer than 2**15 rows
         return [bar for start in range(0, len(bars), 1024)
                 for bar in _straightened(ink, bars[start:start + 1024], min_turn_deg=min_turn_deg,
-                                         max_turn_deg=max_turn_deg, reach=reach, rounds=rounds)]
+                                         max_turn_deg=max_turn_deg, reach=reach, rounds=rounds,
+                                         min_ink=min_ink)]
     if not bars:
         return []
     centers = np.array([b.center for b in bars], np.float64)
@@ -206,14 +208,16 @@ def _straightened(ink: np.ndarray, bars: list[Bar], *, min_turn_deg: float = 1.5
             use &= miss < np.maximum(1.0, 2 * np.nan_to_num(typical, nan=0.0))[:, None]
         slope, offset = _line_fit(along, middle, use)
         spread = _slope_error(along, middle - offset[:, None] - slope[:, None] * along, use)
+        solid = values[:, m // 2, :].mean(axis=1)  # ink along the line the round started from
         turn = np.arctan(slope)[:, None]
         centers = centers + offset[:, None] * normals
         dirs = np.cos(turn) * dirs + np.sin(turn) * normals
         dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
     turned = np.rad2deg(np.arccos(np.clip(np.abs(np.sum(dirs * start, axis=1)), 0.0, 1.0)))
     # A turn within three standard errors of the last line's slope is noise (short or ragged marks).
+    # Only a solid bar is re-aimed: a faint or broken line is not a printed divider a pip could tilt.
     keep = ((turned > np.maximum(min_turn_deg, np.rad2deg(3 * spread))) & (turned <= max_turn_deg)
-            & np.all(np.isfinite(dirs), axis=1))
+            & (solid >= min_ink) & np.all(np.isfinite(dirs), axis=1))
     return [Bar(centers[i].astype(np.float32), dirs[i].astype(np.float32), bars[i].length,
                 bars[i].thickness, bars[i].polarity) for i in np.nonzero(keep)[0].tolist()]
 
