@@ -90,6 +90,20 @@ def _span(mask: np.ndarray) -> slice:
     return slice(int(where[0]), int(where[-1]) + 1) if where.size else slice(0, 0)
 
 
+_CHANNEL_OFFSETS = np.array([0, 256, 512], np.intp)
+
+
+def _channel_medians(pixels: np.ndarray) -> np.ndarray:
+    """`np.median(pixels, axis=0)` for (N >= 1, 3) whole numbers 0..255 (uint8, or Lab of uint8 as
+    float32), in the same dtype np.median gives, counted instead of sorted: several times faster."""
+    count = pixels.shape[0]
+    codes = pixels.astype(np.intp) + _CHANNEL_OFFSETS
+    ranks = np.cumsum(np.bincount(codes.ravel(), minlength=768).reshape(3, 256), axis=1)
+    low = np.count_nonzero(ranks <= (count - 1) // 2, axis=1)
+    high = np.count_nonzero(ranks <= count // 2, axis=1)
+    return ((low + high) / 2).astype(np.float32 if pixels.dtype == np.float32 else np.float64)
+
+
 @functools.lru_cache(maxsize=16)
 def _grid(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
     """Column and row offsets from a patch's centre, in `PPW` px units, as (rows, cols) arrays."""
@@ -126,7 +140,7 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
         face_mask = region & (grey >= np.percentile(values, 40))
     else:
         face_mask = region & (grey <= np.percentile(values, 60))
-    face_bgr = np.median(patch[face_mask].reshape(-1, 3), axis=0).astype(np.float32)
+    face_bgr = _channel_medians(patch[face_mask].reshape(-1, 3)).astype(np.float32)
     # Bright marks belong on dark faces, dark marks on light ones; anything else is not a divider.
     if (bar.polarity == "bright") != (float(face_bgr.max()) < 110):
         return None
@@ -169,6 +183,18 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     dx, dy = xs[0] - (rgt - lft) / 2, ys[:, 0] - (b - t) / 2
     rows_in, cols_in = _span(np.abs(dy) < 0.9 * half_l), _span(np.abs(dx) < 0.85 * half_w)
     inside = distance[rows_in, cols_in]
+    shape_score = float(np.clip(1 - abs(aspect - 2) / 1.5, 0, 1))
+    # Both halves show the same face; a frame straddling a tile and the table does not.
+    halves = []
+    for sign in (-1, 1):
+        rows_h = _span((np.abs(dy) < 0.9 * half_l) & (sign * dy > 0.25 * half_w))
+        half = lab_patch[rows_h, cols_in].reshape(-1, 3)
+        halves.append(_channel_medians(half) if half.size else np.zeros(3, np.float32))
+    halves_gap = float(np.linalg.norm((halves[0] - halves[1]) * np.float32([0.2, 1.0, 1.0])))
+    halves_score = float(np.clip(1.0 - (halves_gap - 6.0) / 12.0, 0.0, 1.0))
+    if inside.size and (shape_score == 0.0 or halves_score == 0.0):
+        # The score is a product of finite factors: zero already (most false fits end here).
+        return TileFit(frame, face_bgr, bar.polarity, 0.0, (rise_t, rise_b, rise_l, rise_r))
     face_noise = float(np.median(inside)) if inside.size else float("nan")
     uniform = float(np.mean(inside < face_noise + 12)) if inside.size else float("nan")
     # A tile stands out from what lies around it on at least one side; a stretch of wood grain or
@@ -189,15 +215,6 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     surround_score = float(np.clip((contrast - 0.15) / 0.35, 0.0, 1.0))
     edges = (max(min(rise_t, rise_b), 0) + max(min(rise_l, rise_r), 0)) / 2
     edge_score = float(np.clip(edges / 6.0, 0, 1))
-    shape_score = float(np.clip(1 - abs(aspect - 2) / 1.5, 0, 1))
-    # Both halves show the same face; a frame straddling a tile and the table does not.
-    halves = []
-    for sign in (-1, 1):
-        rows_h = _span((np.abs(dy) < 0.9 * half_l) & (sign * dy > 0.25 * half_w))
-        half = lab_patch[rows_h, cols_in].reshape(-1, 3)
-        halves.append(np.median(half, axis=0) if half.size else np.zeros(3, np.float32))
-    halves_gap = float(np.linalg.norm((halves[0] - halves[1]) * np.float32([0.2, 1.0, 1.0])))
-    halves_score = float(np.clip(1.0 - (halves_gap - 6.0) / 12.0, 0.0, 1.0))
     score = uniform * (0.5 + 0.5 * edge_score) * shape_score * halves_score * surround_score
     return TileFit(frame, face_bgr, bar.polarity, float(score), (rise_t, rise_b, rise_l, rise_r))
 
@@ -229,7 +246,7 @@ def bar_context(image: np.ndarray, bar: Bar, half_width: float) -> float:
     blocks = [lab[rows_s, cols_s].reshape(-1, 3) for rows_s, cols_s in regions]
     if any(block.shape[0] < 3 for block in blocks):
         return 0.0
-    colours = [np.median(block, axis=0) for block in blocks]
+    colours = [_channel_medians(block) for block in blocks]
     reference = (colours[0] + colours[1]) / 2
     # Lightness varies across a lit face; hue and saturation much less.
     weights = np.float32([0.5, 1.0, 1.0])

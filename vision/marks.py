@@ -156,7 +156,94 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
                 offset = np.float32([x - pad, y - pad])
                 found.append(Bar(center + offset, direction, length, thickness, polarity))
     found = _distinct(found, pip_diameter)
-    return found + _bridged(found, pip_diameter * pin_gap)
+    # Only bars about as long as a divider (four pips) are re-aimed: short pieces (grain, specks,
+    # the halves of a pinned bar) give no direction worth a second fit.
+    long_bars = [bar for bar in found if bar.length >= 2.5 * pip_diameter]
+    return found + _bridged(found, pip_diameter * pin_gap) + _straightened(ink, long_bars)
+
+
+def _straightened(ink: np.ndarray, bars: list[Bar], *, min_turn_deg: float = 1.5,
+                  max_turn_deg: float = 20.0, reach: float = 0.25, rounds: int = 3,
+                  min_ink: float = 0.7) -> list[Bar]:
+    """Bars re-aimed along the line their ink fills, where that line turns from the found one.
+
+    A bar's direction comes from the rectangle about its opened shape, and a pip touching one end
+    tilts that rectangle by degrees; a tile fit that starts a few degrees off blurs the edges it
+    looks for and misses them (most on close-ups, where the image border is the tile's edge).
+    Over the middle of the bar (`reach` of its length each side of the centre) the ink's centre
+    line is found at each step along it and a straight line fitted to those centres, leaving out
+    the steps far off the line (a touching pip). The re-aimed bar is offered besides the original:
+    the fitting keeps whichever makes a tile.
+    """
+    if len(bars) > 1024:  # cv2.remap takes maps of fewer than 2**15 rows
+        return [bar for start in range(0, len(bars), 1024)
+                for bar in _straightened(ink, bars[start:start + 1024], min_turn_deg=min_turn_deg,
+                                         max_turn_deg=max_turn_deg, reach=reach, rounds=rounds,
+                                         min_ink=min_ink)]
+    if not bars:
+        return []
+    centers = np.array([b.center for b in bars], np.float64)
+    dirs = np.array([b.direction for b in bars], np.float64)
+    lengths = np.array([b.length for b in bars])[:, None]
+    thick = np.array([b.thickness for b in bars])[:, None, None]
+    along = np.linspace(-reach, reach, 25)[None, :] * lengths          # (N, K) px along the bar
+    across = np.linspace(-1.0, 1.0, 17)[None, :, None] * thick         # (N, M, 1) px across it
+    start = dirs.copy()
+    for _ in range(rounds):
+        normals = np.stack([-dirs[:, 1], dirs[:, 0]], axis=1)
+        points = (centers[:, None, None, :] + along[:, None, :, None] * dirs[:, None, None, :]
+                  + across[..., None] * normals[:, None, None, :])        # (N, M, K, 2)
+        n, m, k, _ = points.shape
+        values = cv2.remap(ink, points[..., 0].reshape(n * m, k).astype(np.float32),
+                           points[..., 1].reshape(n * m, k).astype(np.float32), cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_CONSTANT, borderValue=0).reshape(n, m, k)
+        weights = values.astype(np.float64) ** 2
+        mass = weights.sum(axis=1)                                          # (N, K)
+        middle = (weights * across).sum(axis=1) / np.maximum(mass, 1e-9)    # ink centre per step
+        use = mass > 0.2 * mass.max(axis=1, keepdims=True)
+        for _ in range(2):
+            slope, offset = _line_fit(along, middle, use)
+            miss = np.abs(middle - offset[:, None] - slope[:, None] * along)
+            typical = np.nanmedian(np.where(use, miss, np.nan), axis=1)
+            use &= miss < np.maximum(1.0, 2 * np.nan_to_num(typical, nan=0.0))[:, None]
+        slope, offset = _line_fit(along, middle, use)
+        spread = _slope_error(along, middle - offset[:, None] - slope[:, None] * along, use)
+        solid = values[:, m // 2, :].mean(axis=1)  # ink along the line the round started from
+        turn = np.arctan(slope)[:, None]
+        centers = centers + offset[:, None] * normals
+        dirs = np.cos(turn) * dirs + np.sin(turn) * normals
+        dirs /= np.linalg.norm(dirs, axis=1, keepdims=True)
+    turned = np.rad2deg(np.arccos(np.clip(np.abs(np.sum(dirs * start, axis=1)), 0.0, 1.0)))
+    # A turn within three standard errors of the last line's slope is noise (short or ragged marks).
+    # Only a solid bar is re-aimed: a faint or broken line is not a printed divider a pip could tilt.
+    keep = ((turned > np.maximum(min_turn_deg, np.rad2deg(3 * spread))) & (turned <= max_turn_deg)
+            & (solid >= min_ink) & np.all(np.isfinite(dirs), axis=1))
+    return [Bar(centers[i].astype(np.float32), dirs[i].astype(np.float32), bars[i].length,
+                bars[i].thickness, bars[i].polarity) for i in np.nonzero(keep)[0].tolist()]
+
+
+def _slope_error(x: np.ndarray, miss: np.ndarray, use: np.ndarray) -> np.ndarray:
+    """Row by row standard error of a fitted slope, from its misses over the `use` entries."""
+    count = use.sum(axis=1)
+    weight = use.astype(np.float64)
+    mean_x = (weight * x).sum(axis=1) / np.maximum(count, 1)
+    spread = (weight * (x - mean_x[:, None]) ** 2).sum(axis=1)
+    variance = (weight * miss * miss).sum(axis=1) / np.maximum(count - 2, 1)
+    return np.where((count >= 5) & (spread > 1e-9), np.sqrt(variance / np.maximum(spread, 1e-9)), np.inf)
+
+
+def _line_fit(x: np.ndarray, y: np.ndarray, use: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row by row least-squares y = offset + slope * x over the `use` entries (0, 0 with too few)."""
+    count = use.sum(axis=1)
+    weight = use.astype(np.float64)
+    mean_x = (weight * x).sum(axis=1) / np.maximum(count, 1)
+    mean_y = (weight * y).sum(axis=1) / np.maximum(count, 1)
+    dx = (x - mean_x[:, None]) * weight
+    spread = (dx * dx).sum(axis=1)
+    enough = (count >= 5) & (spread > 1e-9)
+    slope = np.where(enough, (dx * (y - mean_y[:, None])).sum(axis=1) / np.where(enough, spread, 1.0), 0.0)
+    offset = np.where(enough, mean_y - slope * mean_x, 0.0)
+    return slope, offset
 
 
 def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:

@@ -30,13 +30,16 @@ def find_candidates(image: np.ndarray, bars: list[Bar], *, bar_ratio: float,
                     half_width: float | None = None, aspect: float | None = None,
                     min_confidence: float = 0.0,
                     contexts: dict[int, float] | None = None,
-                    reuse: dict[int, Candidate] | None = None) -> list[Candidate]:
+                    reuse: dict[int, Candidate] | None = None,
+                    final: bool = False) -> list[Candidate]:
     """A fitted and read tile for every bar that can be a tile's divider.
 
     With `half_width` (the size of this set's tiles in this image, px) every fit starts from it,
     and a bar whose length does not fit that size (by `bar_ratio`, within 25 %) is no divider.
     `contexts` keeps each bar's `bar_context` between passes (it hardly depends on the size);
-    `reuse` holds, by bar, readings of an earlier pass that need no second fit.
+    `reuse` holds, by bar, readings of an earlier pass that need no second fit. In the `final` pass
+    a candidate that cannot reach `min_confidence` is left out unread (an earlier pass keeps them:
+    a fit of the set's size there spares its bar a second fit).
     """
     out: list[Candidate] = []
     for bar in bars:
@@ -52,12 +55,14 @@ def find_candidates(image: np.ndarray, bars: list[Bar], *, bar_ratio: float,
             context = bar_context(image, bar, half_width or bar.length / (2 * bar_ratio))
             if contexts is not None:
                 contexts[key] = context
-        if context <= min_confidence:
-            continue  # a reading's confidence never exceeds its bar's context
+        if context <= min_confidence or (bar.faint and context * 0.7 < min_confidence):
+            continue  # a reading's confidence never exceeds its bar's context (0.7 of it if faint)
         fit = fit_tile(image, bar, bar_ratio=bar_ratio, window=window, half_width=half_width,
                        aspect=aspect)
         if fit is None or fit.score <= 0:
             continue
+        if final and fit.score * context * (0.7 if bar.faint else 1.0) < min_confidence:
+            continue  # every other factor of the confidence is at most 1
         pips = read_pips(image, fit.frame, fit.face_bgr, fit.polarity, bar_thickness=bar.thickness)
         if not pips.valid or pips.a > max_pip or pips.b > max_pip:
             continue
@@ -171,7 +176,7 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
         chosen = select(find_candidates(image, bars, bar_ratio=ratio, window=(0.85, 1.18),
                                         max_pip=max_pip, half_width=size, aspect=aspect,
                                         min_confidence=min_confidence, contexts=contexts,
-                                        reuse=agree),
+                                        reuse=agree, final=True),
                         min_confidence)
     else:
         chosen = []
