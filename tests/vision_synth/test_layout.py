@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from vision.film import small_table
@@ -20,6 +20,7 @@ def _overlap(first: np.ndarray, second: np.ndarray) -> float:
 
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), spinner=st.booleans())
+@example(seed=3300451783, spinner=True)  # a tile 0.6 mm into a crosswise double once got through
 def test_a_long_line_stays_in_its_zone_and_its_tiles_never_overlap(seed: int, spinner: bool) -> None:
     rng = np.random.default_rng(seed)
     zone = small_table().zones["play"]
