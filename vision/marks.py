@@ -35,7 +35,8 @@ class Bar:
     faint: bool = False  # found only at a lower ink threshold: trusted less
 
 
-def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, threshold: float = 0.4) -> float:
+def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, threshold: float = 0.4,
+                          markers: list[np.ndarray] | None = None) -> float:
     """Typical diameter in px of the pips: the commonest size among round dark marks.
 
     The image is shrunk so its shorter side is at most `work_side`; marks are found with a window
@@ -43,6 +44,9 @@ def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, thresh
     log scale and the fullest bin wins (pips are the commonest round mark on a domino table;
     hands, markers and wood grain are few or not round). With fewer than three round marks the
     scale-normalised Laplacian decides instead, as scikit-image's `blob_log` would.
+    Marks inside `markers` (outlines in image px, as `vision.markers.find_markers` gives them) do
+    not vote: an ArUco marker's black and white squares are round enough, and on a table with few
+    small tiles its seven squares outvote the pips.
     """
     short = min(image_bgr.shape[:2])
     factor = min(1.0, work_side / short)
@@ -53,9 +57,12 @@ def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, thresh
     # Both polarities vote: black tiles carry light pips, and the tiles themselves are few.
     for polarity, cut in (("dark", threshold), ("bright", threshold * 0.75)):
         mask = (ink_ratio(small, polarity=polarity, window=window) > cut).astype(np.uint8)
-        _, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        _, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
         w, h, area = stats[1:, 2], stats[1:, 3], stats[1:, 4]
         round_ = (area >= 6) & (np.maximum(w, h) <= 1.6 * np.minimum(w, h)) & (area >= 0.55 * w * h)
+        if markers:
+            for index in np.flatnonzero(round_):
+                round_[index] = not _on_any(centroids[index + 1] / factor, markers)
         diameters = np.concatenate([diameters, np.log(np.sqrt(4 * area[round_] / np.pi))])
     if diameters.size >= 3:
         edges = np.arange(np.log(3.0), np.log(400.0), 0.15)
@@ -64,6 +71,11 @@ def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, thresh
         near = (diameters >= edges[k] - 0.15) & (diameters < edges[k + 1] + 0.15)
         return float(np.exp(np.median(diameters[near]))) / factor
     return _laplacian_pip_diameter(image_bgr)
+
+
+def _on_any(point: np.ndarray, outlines: list[np.ndarray]) -> bool:
+    at = (float(point[0]), float(point[1]))
+    return any(cv2.pointPolygonTest(quad.reshape(-1, 1, 2), at, False) >= 0 for quad in outlines)
 
 
 def _laplacian_pip_diameter(image_bgr: np.ndarray, work_side: int = 400) -> float:

@@ -130,7 +130,8 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
     """`read_image` on a checked frame. Frames whose pips are wider than `work_pip` px are read
     shrunk to that size: the answer does not change and the time falls with the square."""
     full = original = checked_bgr(image_bgr)
-    pip = estimate_pip_diameter(original)
+    found_markers = find_markers(original)
+    pip = estimate_pip_diameter(original, markers=found_markers)
     scale = min(1.0, work_pip / pip)
     if scale < 0.95:
         original = cv2.resize(original, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
@@ -142,7 +143,7 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
     margin = max(8, min(image.shape[:2]) // 10)
     image = cv2.copyMakeBorder(image, margin, margin, margin, margin, cv2.BORDER_CONSTANT,
                                value=(128, 128, 128))
-    markers = [quad + margin for quad in find_markers(original)]
+    markers = [quad * scale + margin for quad in found_markers]
     bars: list[Bar] = []
     for polarity in ("dark", "bright"):
         ink = ink_ratio(image, polarity=polarity, window=envelope_size(image.shape, pip))

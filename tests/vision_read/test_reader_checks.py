@@ -68,3 +68,14 @@ def test_rendered_tables_read_exactly(seed):
     score = score_image(str(seed), read_image(frame.image).to_json(), frame.labels)
     assert score.exact, (score.extra, score.missing)
     assert Counter(t["tile"] for t in frame.labels["tiles"])  # the table is not empty
+
+
+def test_marker_squares_do_not_set_the_pip_size():
+    """Four large corner markers around one small tile: the markers' black and white squares
+    outnumber its three pips, and a pip size taken from them shrinks the frame until the tile is
+    lost and the markers' borders read as blank tiles."""
+    image = table(width=1600, height=900, colour=(150, 190, 210), texture="plain")
+    for marker_id, (x, y) in enumerate([(60, 60), (1360, 60), (60, 660), (1360, 660)]):
+        _paste_marker(image, marker_id, x, y, 160)
+    paint_tile(image, Painted(1, 2, (700, 450), 30, 16))
+    assert [t.tile for t in read_image(image).tiles] == ["1-2"]
