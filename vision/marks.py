@@ -168,7 +168,21 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
                 offset = np.float32([x - pad, y - pad])
                 found.append(Bar(center + offset, direction, length, thickness, polarity))
     found = _distinct(found, pip_diameter)
-    return found + _bridged(found, pip_diameter * pin_gap)
+    # A pin splits a short bar into pieces too short to be bars themselves: thin marks of about a
+    # pip's length that are alone in their component are offered for bridging only.
+    pieces = []
+    short = (sides >= 0.8 * pip_diameter) & (sides < min_length * pip_diameter)
+    for index in (np.nonzero(short)[0] + 1).tolist():
+        x, y, w, h, _area = (int(v) for v in stats[index])
+        points = np.argwhere(labels[y:y + h, x:x + w] == index)[:, ::-1].astype(np.int32)
+        rect = _rect_of_points(points)
+        if rect is None:
+            continue
+        center, direction, length, thickness = rect
+        if length >= 0.8 * pip_diameter and min_elongation <= length / thickness <= max_elongation:
+            pieces.append(Bar(center + np.float32([x, y]), direction, length, thickness, polarity))
+    bridged = _bridged(found + pieces, pip_diameter * pin_gap)
+    return found + [bar for bar in bridged if bar.length >= min_length * pip_diameter]
 
 
 def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:

@@ -79,3 +79,21 @@ def test_marker_squares_do_not_set_the_pip_size():
         _paste_marker(image, marker_id, x, y, 160)
     paint_tile(image, Painted(1, 2, (700, 450), 30, 16))
     assert [t.tile for t in read_image(image).tiles] == ["1-2"]
+
+
+def test_short_divider_split_by_a_light_pin_is_read():
+    """A short divider cut in the middle by a light steel pin leaves two thin pieces, each
+    shorter than a bar is allowed to be; bridged, they are the divider."""
+    image = table(texture="felt", seed=4)
+    painted = [Painted(2, 6, (250, 250), 0, 30), Painted(1, 4, (600, 300), 70, 30),
+               Painted(3, 5, (380, 520), 150, 30)]
+    for tile in painted:
+        paint_tile(image, tile, bar=(210, 235, 240))  # the painter's own bar drawn in face colour
+        t = np.deg2rad(tile.angle_deg)
+        across = np.array([-np.sin(t), np.cos(t)]) * tile.half_width * 0.55
+        centre = np.array(tile.center)
+        cv2.line(image, tuple(np.round(centre - across).astype(int)),
+                 tuple(np.round(centre + across).astype(int)), (20, 20, 20), 2, cv2.LINE_AA)
+        cv2.circle(image, tuple(np.round(centre).astype(int)), 4, (205, 205, 205), -1, cv2.LINE_AA)
+    image = cv2.GaussianBlur(image, (0, 0), 0.7)
+    assert sorted(t.tile for t in read_image(image).tiles) == ["1-4", "2-6", "3-5"]
