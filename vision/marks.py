@@ -218,7 +218,7 @@ def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:
     gap = distance - (lengths[first_i] + lengths[second_i]) / 2
     ratio = lengths[first_i] / lengths[second_i]
     ok = ((np.abs(np.sum(dirs[first_i] * dirs[second_i], axis=1)) >= 0.94) & (agree_i >= 0.95)
-          & (agree_j >= 0.95) & (ratio >= 0.6) & (ratio <= 1.67) & (gap >= -1.0) & (gap <= max_gap))
+          & (agree_j >= 0.95) & (ratio >= 0.6) & (ratio <= 1.67) & (gap >= -0.6 * max_gap) & (gap <= max_gap))
     joined: list[Bar] = []
     for k in np.nonzero(ok)[0].tolist():
         first, second = bars[first_i[k]], bars[second_i[k]]
