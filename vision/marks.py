@@ -35,7 +35,8 @@ class Bar:
     faint: bool = False  # found only at a lower ink threshold: trusted less
 
 
-def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, threshold: float = 0.4) -> float:
+def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, threshold: float = 0.4,
+                          markers: list[np.ndarray] | None = None) -> float:
     """Typical diameter in px of the pips: the commonest size among round dark marks.
 
     The image is shrunk so its shorter side is at most `work_side`; marks are found with a window
@@ -43,6 +44,9 @@ def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, thresh
     log scale and the fullest bin wins (pips are the commonest round mark on a domino table;
     hands, markers and wood grain are few or not round). With fewer than three round marks the
     scale-normalised Laplacian decides instead, as scikit-image's `blob_log` would.
+    Marks inside `markers` (outlines in image px, as `vision.markers.find_markers` gives them) do
+    not vote: an ArUco marker's black and white squares are round enough, and on a table with few
+    small tiles its seven squares outvote the pips.
     """
     short = min(image_bgr.shape[:2])
     factor = min(1.0, work_side / short)
@@ -53,9 +57,12 @@ def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, thresh
     # Both polarities vote: black tiles carry light pips, and the tiles themselves are few.
     for polarity, cut in (("dark", threshold), ("bright", threshold * 0.75)):
         mask = (ink_ratio(small, polarity=polarity, window=window) > cut).astype(np.uint8)
-        _, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        _, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
         w, h, area = stats[1:, 2], stats[1:, 3], stats[1:, 4]
         round_ = (area >= 6) & (np.maximum(w, h) <= 1.6 * np.minimum(w, h)) & (area >= 0.55 * w * h)
+        if markers:
+            for index in np.flatnonzero(round_):
+                round_[index] = not _on_any(centroids[index + 1] / factor, markers)
         diameters = np.concatenate([diameters, np.log(np.sqrt(4 * area[round_] / np.pi))])
     if diameters.size >= 3:
         edges = np.arange(np.log(3.0), np.log(400.0), 0.15)
@@ -64,6 +71,11 @@ def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, thresh
         near = (diameters >= edges[k] - 0.15) & (diameters < edges[k + 1] + 0.15)
         return float(np.exp(np.median(diameters[near]))) / factor
     return _laplacian_pip_diameter(image_bgr)
+
+
+def _on_any(point: np.ndarray, outlines: list[np.ndarray]) -> bool:
+    at = (float(point[0]), float(point[1]))
+    return any(cv2.pointPolygonTest(quad.reshape(-1, 1, 2), at, False) >= 0 for quad in outlines)
 
 
 def _laplacian_pip_diameter(image_bgr: np.ndarray, work_side: int = 400) -> float:
@@ -156,10 +168,25 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
                 offset = np.float32([x - pad, y - pad])
                 found.append(Bar(center + offset, direction, length, thickness, polarity))
     found = _distinct(found, pip_diameter)
+    # A pin splits a short bar into pieces too short to be bars themselves: thin marks of about a
+    # pip's length that are alone in their component are offered for bridging only.
+    pieces = []
+    short = (sides >= 0.8 * pip_diameter) & (sides < min_length * pip_diameter)
+    for index in (np.nonzero(short)[0] + 1).tolist():
+        x, y, w, h, _area = (int(v) for v in stats[index])
+        points = np.argwhere(labels[y:y + h, x:x + w] == index)[:, ::-1].astype(np.int32)
+        rect = _rect_of_points(points)
+        if rect is None:
+            continue
+        center, direction, length, thickness = rect
+        if length >= 0.8 * pip_diameter and min_elongation <= length / thickness <= max_elongation:
+            pieces.append(Bar(center + np.float32([x, y]), direction, length, thickness, polarity))
+    bridged = _bridged(found + pieces, pip_diameter * pin_gap)
+    bridged = [bar for bar in bridged if bar.length >= min_length * pip_diameter]
     # Only bars about as long as a divider (four pips) are re-aimed: short pieces (grain, specks,
     # the halves of a pinned bar) give no direction worth a second fit.
     long_bars = [bar for bar in found if bar.length >= 2.5 * pip_diameter]
-    return found + _bridged(found, pip_diameter * pin_gap) + _straightened(ink, long_bars)
+    return found + bridged + _straightened(ink, long_bars)
 
 
 def _straightened(ink: np.ndarray, bars: list[Bar], *, min_turn_deg: float = 1.5,
@@ -279,7 +306,7 @@ def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:
     gap = distance - (lengths[first_i] + lengths[second_i]) / 2
     ratio = lengths[first_i] / lengths[second_i]
     ok = ((np.abs(np.sum(dirs[first_i] * dirs[second_i], axis=1)) >= 0.94) & (agree_i >= 0.95)
-          & (agree_j >= 0.95) & (ratio >= 0.6) & (ratio <= 1.67) & (gap >= -1.0) & (gap <= max_gap))
+          & (agree_j >= 0.95) & (ratio >= 0.6) & (ratio <= 1.67) & (gap >= -0.6 * max_gap) & (gap <= max_gap))
     joined: list[Bar] = []
     for k in np.nonzero(ok)[0].tolist():
         first, second = bars[first_i[k]], bars[second_i[k]]

@@ -135,7 +135,8 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
     """`read_image` on a checked frame. Frames whose pips are wider than `work_pip` px are read
     shrunk to that size: the answer does not change and the time falls with the square."""
     full = original = checked_bgr(image_bgr)
-    pip = estimate_pip_diameter(original)
+    found_markers = find_markers(original)
+    pip = estimate_pip_diameter(original, markers=found_markers)
     scale = min(1.0, work_pip / pip)
     if scale < 0.95:
         original = cv2.resize(original, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
@@ -147,8 +148,7 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
     margin = max(8, min(image.shape[:2]) // 10)
     image = cv2.copyMakeBorder(image, margin, margin, margin, margin, cv2.BORDER_CONSTANT,
                                value=(128, 128, 128))
-    found_markers = find_markers(original)
-    markers = [quad + margin for quad in found_markers]
+    markers = [quad * scale + margin for quad in found_markers]
     bars: list[Bar] = []
     for polarity in ("dark", "bright"):
         ink = ink_ratio(image, polarity=polarity, window=envelope_size(image.shape, pip))
@@ -195,7 +195,7 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
     # says nothing about the size of a back.
     shifted = [TileFrame((f.center - margin) / scale, f.across, f.half_width / scale, f.half_length / scale)
                for f in frames]
-    face_down = find_face_down(full, shifted, markers=[quad / scale for quad in found_markers],
+    face_down = find_face_down(full, shifted, markers=found_markers,
                                tile_length_px=tile_length_px)
     return TableView(
         tiles=tiles,

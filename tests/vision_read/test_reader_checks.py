@@ -59,7 +59,7 @@ def test_hairline_divider_split_by_a_pin_is_read():
     assert sorted(t.tile for t in read_image(image).tiles) == ["0-3", "1-5"]
 
 
-@pytest.mark.parametrize("seed", [10001, 10057])
+@pytest.mark.parametrize("seed", [10001, 10057, 10082])
 def test_rendered_tables_read_exactly(seed):
     """Two rendered tables from the tuning seeds (>= 10000; 0..499 are the held-out report set)."""
     from vision.synth.dataset import render_example
@@ -68,3 +68,32 @@ def test_rendered_tables_read_exactly(seed):
     score = score_image(str(seed), read_image(frame.image).to_json(), frame.labels)
     assert score.exact, (score.extra, score.missing)
     assert Counter(t["tile"] for t in frame.labels["tiles"])  # the table is not empty
+
+
+def test_marker_squares_do_not_set_the_pip_size():
+    """Four large corner markers around one small tile: the markers' black and white squares
+    outnumber its three pips, and a pip size taken from them shrinks the frame until the tile is
+    lost and the markers' borders read as blank tiles."""
+    image = table(width=1600, height=900, colour=(150, 190, 210), texture="plain")
+    for marker_id, (x, y) in enumerate([(60, 60), (1360, 60), (60, 660), (1360, 660)]):
+        _paste_marker(image, marker_id, x, y, 160)
+    paint_tile(image, Painted(1, 2, (700, 450), 30, 16))
+    assert [t.tile for t in read_image(image).tiles] == ["1-2"]
+
+
+def test_short_divider_split_by_a_light_pin_is_read():
+    """A short divider cut in the middle by a light steel pin leaves two thin pieces, each
+    shorter than a bar is allowed to be; bridged, they are the divider."""
+    image = table(texture="felt", seed=4)
+    painted = [Painted(2, 6, (250, 250), 0, 30), Painted(1, 4, (600, 300), 70, 30),
+               Painted(3, 5, (380, 520), 150, 30)]
+    for tile in painted:
+        paint_tile(image, tile, bar=(210, 235, 240))  # the painter's own bar drawn in face colour
+        t = np.deg2rad(tile.angle_deg)
+        across = np.array([-np.sin(t), np.cos(t)]) * tile.half_width * 0.55
+        centre = np.array(tile.center)
+        cv2.line(image, tuple(np.round(centre - across).astype(int)),
+                 tuple(np.round(centre + across).astype(int)), (20, 20, 20), 2, cv2.LINE_AA)
+        cv2.circle(image, tuple(np.round(centre).astype(int)), 4, (205, 205, 205), -1, cv2.LINE_AA)
+    image = cv2.GaussianBlur(image, (0, 0), 0.7)
+    assert sorted(t.tile for t in read_image(image).tiles) == ["1-4", "2-6", "3-5"]
