@@ -38,7 +38,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check referee vision firmware_bridge tests benchmarks
 
 typecheck: $(STAMP)
-	$(BIN)/mypy referee firmware_bridge
+	$(BIN)/mypy referee firmware_bridge vision
 
 pytest: $(STAMP) system-deps
 	$(BIN)/pytest -q

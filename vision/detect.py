@@ -101,7 +101,8 @@ def _channel_medians(pixels: np.ndarray) -> np.ndarray:
     ranks = np.cumsum(np.bincount(codes.ravel(), minlength=768).reshape(3, 256), axis=1)
     low = np.count_nonzero(ranks <= (count - 1) // 2, axis=1)
     high = np.count_nonzero(ranks <= count // 2, axis=1)
-    return ((low + high) / 2).astype(np.float32 if pixels.dtype == np.float32 else np.float64)
+    medians: np.ndarray = ((low + high) / 2).astype(np.float32 if pixels.dtype == np.float32 else np.float64)
+    return medians
 
 
 @functools.lru_cache(maxsize=16)
@@ -190,7 +191,7 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
         rows_h = _span((np.abs(dy) < 0.9 * half_l) & (sign * dy > 0.25 * half_w))
         half = lab_patch[rows_h, cols_in].reshape(-1, 3)
         halves.append(_channel_medians(half) if half.size else np.zeros(3, np.float32))
-    halves_gap = float(np.linalg.norm((halves[0] - halves[1]) * np.float32([0.2, 1.0, 1.0])))
+    halves_gap = float(np.linalg.norm((halves[0] - halves[1]) * np.array([0.2, 1.0, 1.0], np.float32)))
     halves_score = float(np.clip(1.0 - (halves_gap - 6.0) / 12.0, 0.0, 1.0))
     if inside.size and (shape_score == 0.0 or halves_score == 0.0):
         # The score is a product of finite factors: zero already (most false fits end here).
@@ -199,7 +200,7 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     uniform = float(np.mean(inside < face_noise + 12)) if inside.size else float("nan")
     # A tile stands out from what lies around it on at least one side; a stretch of wood grain or
     # felt that happens to hold a dark streak does not.
-    level = np.float32([0.25, 1.0, 1.0])
+    level = np.array([0.25, 1.0, 1.0], np.float32)
     sides = [
         (_span(np.abs(dy) < 0.8 * half_l), _span((dx > 1.12 * half_w) & (dx < 1.45 * half_w))),
         (_span(np.abs(dy) < 0.8 * half_l), _span((dx < -1.12 * half_w) & (dx > -1.45 * half_w))),
@@ -249,10 +250,10 @@ def bar_context(image: np.ndarray, bar: Bar, half_width: float) -> float:
     colours = [_channel_medians(block) for block in blocks]
     reference = (colours[0] + colours[1]) / 2
     # Lightness varies across a lit face; hue and saturation much less.
-    weights = np.float32([0.5, 1.0, 1.0])
+    weights = np.array([0.5, 1.0, 1.0], np.float32)
     # Past the bar's ends the face's bevel darkens it: there only a change of colour counts, or
     # of lightness by much more than a bevel shades.
-    end_weights = np.float32([0.2, 1.0, 1.0])
+    end_weights = np.array([0.2, 1.0, 1.0], np.float32)
     offsets = (np.array(colours) - reference) * np.vstack([weights, weights, end_weights, end_weights])
     worst = float(np.sqrt(np.max(np.sum(offsets * offsets, axis=1))))
     return float(np.clip(1.0 - (worst - 8.0) / 20.0, 0.0, 1.0))

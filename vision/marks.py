@@ -69,7 +69,7 @@ def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, thresh
         counts, _ = np.histogram(diameters, bins=edges)
         k = int(np.argmax(counts))
         near = (diameters >= edges[k] - 0.15) & (diameters < edges[k + 1] + 0.15)
-        return float(np.exp(np.median(diameters[near]))) / factor
+        return float(np.exp(np.median(diameters[near])) / factor)
     return _laplacian_pip_diameter(image_bgr)
 
 
@@ -82,7 +82,8 @@ def _laplacian_pip_diameter(image_bgr: np.ndarray, work_side: int = 400) -> floa
     grey = channel_min(image_bgr).astype(np.float32)
     factor = min(1.0, work_side / min(grey.shape))
     if factor < 1.0:
-        grey = cv2.resize(grey, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+        grey = np.asarray(cv2.resize(grey, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA),
+                          np.float32)
     best_sigma, best_response = 1.0, -np.inf
     sigma = 1.0
     while sigma < min(grey.shape) / 10:
@@ -91,7 +92,7 @@ def _laplacian_pip_diameter(image_bgr: np.ndarray, work_side: int = 400) -> floa
         if response > best_response:
             best_sigma, best_response = sigma, response
         sigma *= 1.25
-    return best_sigma * 2 * np.sqrt(2) / factor
+    return float(best_sigma * 2 * np.sqrt(2) / factor)
 
 
 def envelope_size(shape: tuple[int, ...], pip_diameter: float) -> int:
@@ -121,9 +122,11 @@ def ink_ratio(image_bgr: np.ndarray, *, polarity: str = "dark", window: int = 31
     channel = channel.astype(np.float32)
     if polarity == "dark":
         envelope = np.maximum(envelope, channel)
-        return np.clip(1.0 - channel / np.maximum(envelope, 1.0), 0.0, 1.0)
+        ink: np.ndarray = np.clip(1.0 - channel / np.maximum(envelope, 1.0), 0.0, 1.0)
+        return ink
     envelope = np.minimum(envelope, channel)
-    return np.clip((channel - envelope) / 255.0, 0.0, 1.0)
+    ink = np.clip((channel - envelope) / 255.0, 0.0, 1.0)
+    return ink
 
 
 def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
@@ -165,7 +168,7 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
                 if length < min_length * pip_diameter or not (
                         min_elongation <= length / thickness <= max_elongation):
                     continue
-                offset = np.float32([x - pad, y - pad])
+                offset = np.array([x - pad, y - pad], np.float32)
                 found.append(Bar(center + offset, direction, length, thickness, polarity))
     found = _distinct(found, pip_diameter)
     # A pin splits a short bar into pieces too short to be bars themselves: thin marks of about a
@@ -180,7 +183,7 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
             continue
         center, direction, length, thickness = rect
         if length >= 0.8 * pip_diameter and min_elongation <= length / thickness <= max_elongation:
-            pieces.append(Bar(center + np.float32([x, y]), direction, length, thickness, polarity))
+            pieces.append(Bar(center + np.array([x, y], np.float32), direction, length, thickness, polarity))
     bridged = _bridged(found + pieces, pip_diameter * pin_gap)
     bridged = [bar for bar in bridged if bar.length >= min_length * pip_diameter]
     # Only bars about as long as a divider (four pips) are re-aimed: short pieces (grain, specks,
@@ -352,5 +355,5 @@ def _rect_of_points(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, 
     if a < b:
         theta += np.pi / 2
     a, b = max(a, b) + 1.0, min(a, b) + 1.0
-    direction = np.float32([np.cos(theta), np.sin(theta)])
-    return np.float32([cx, cy]), direction, float(a), float(b)
+    direction = np.array([np.cos(theta), np.sin(theta)], np.float32)
+    return np.array([cx, cy], np.float32), direction, float(a), float(b)
