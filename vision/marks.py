@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.markers import on_marker
+
 
 def channel_min(image_bgr: np.ndarray) -> np.ndarray:
     """(H, W) smallest of the three channels (much faster than `.min(axis=2)`)."""
@@ -62,7 +64,7 @@ def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, thresh
         round_ = (area >= 6) & (np.maximum(w, h) <= 1.6 * np.minimum(w, h)) & (area >= 0.55 * w * h)
         if markers:
             for index in np.flatnonzero(round_):
-                round_[index] = not _on_any(centroids[index + 1] / factor, markers)
+                round_[index] = not on_marker(centroids[index + 1] / factor, markers)
         diameters = np.concatenate([diameters, np.log(np.sqrt(4 * area[round_] / np.pi))])
     if diameters.size >= 3:
         edges = np.arange(np.log(3.0), np.log(400.0), 0.15)
@@ -71,11 +73,6 @@ def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, thresh
         near = (diameters >= edges[k] - 0.15) & (diameters < edges[k + 1] + 0.15)
         return float(np.exp(np.median(diameters[near])) / factor)
     return _laplacian_pip_diameter(image_bgr)
-
-
-def _on_any(point: np.ndarray, outlines: list[np.ndarray]) -> bool:
-    at = (float(point[0]), float(point[1]))
-    return any(cv2.pointPolygonTest(quad.reshape(-1, 1, 2), at, False) >= 0 for quad in outlines)
 
 
 def _laplacian_pip_diameter(image_bgr: np.ndarray, work_side: int = 400) -> float:
