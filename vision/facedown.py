@@ -20,17 +20,12 @@ from vision.geometry import TileFrame
 LAB_WEIGHTS = np.array([0.3, 1.0, 1.0], np.float32)
 
 
-def _border_median(lab: np.ndarray, border: int) -> np.ndarray:
+def table_distance(lab: np.ndarray, *, border: int = 4) -> np.ndarray:
+    """float32 (H, W): distance of every pixel of `lab` (an image in float Lab) from the median
+    colour of the image border, lightness weighted 0.3."""
     edge = np.concatenate([lab[:border].reshape(-1, 3), lab[-border:].reshape(-1, 3),
                            lab[:, :border].reshape(-1, 3), lab[:, -border:].reshape(-1, 3)])
-    median: np.ndarray = np.median(edge, axis=0)
-    return median
-
-
-def table_distance(image: np.ndarray, *, border: int = 4) -> np.ndarray:
-    """float32 (H, W): Lab distance of every pixel from the median colour of the image border."""
-    lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
-    distance: np.ndarray = np.linalg.norm((lab - _border_median(lab, border)) * LAB_WEIGHTS, axis=2)
+    distance: np.ndarray = np.linalg.norm((lab - np.median(edge, axis=0)) * LAB_WEIGHTS, axis=2)
     return distance
 
 
@@ -84,14 +79,14 @@ def find_face_down(image: np.ndarray, face_up: list[TileFrame], *,
     cup is as wide as a tile's length or more.
     """
     lab = cv2.cvtColor(image, cv2.COLOR_BGR2LAB).astype(np.float32)
-    distance = np.linalg.norm((lab - _border_median(lab, border)) * LAB_WEIGHTS, axis=2)
-    mask = (distance > threshold).astype(np.uint8)
+    mask = (table_distance(lab, border=border) > threshold).astype(np.uint8)
     for frame in face_up:
         grown = TileFrame(frame.center, frame.across, frame.half_width * 1.25, frame.half_length * 1.15)
         cv2.fillPoly(mask, [np.round(grown.corners()).astype(np.int32)], 0)
     for quad in markers:
         cv2.fillPoly(mask, [np.round(quad).astype(np.int32)], 0)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    opening = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    mask = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, opening), np.uint8)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     blocks = []
     for contour in contours:
