@@ -456,9 +456,8 @@ class Tracker:
         for tile in [*added, *removed, *moved]:
             cv2.fillPoly(mask, [np.round(tile.image_corners * scale).astype(np.int32)], 1)
         boneyard_news = face_down != self.face_down or self._new_boneyard
-        if boneyard_news and self.calibration is not None and "boneyard" in self.layout.zones:
-            x0, y0, x1, y1 = self.layout.zones["boneyard"]
-            quad = self.calibration.to_image(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+        quad = self._boneyard_quad()
+        if boneyard_news and quad is not None:
             cv2.fillPoly(mask, [np.round(quad * scale).astype(np.int32)], 1)
         mask = np.asarray(cv2.dilate(mask, np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)), np.uint8)
         unexplained = changed & (1 - mask)
@@ -472,11 +471,18 @@ class Tracker:
         return area > 0 and float((changed & (mask > 0)).sum()) / area > share
 
     def _boneyard_changed(self, changed: np.ndarray, scale: float) -> bool:
-        if self.calibration is None or "boneyard" not in self.layout.zones:
+        quad = self._boneyard_quad()
+        if quad is None:
             return True
+        return self._region_changed(changed, quad * scale, share=0.005)
+
+    def _boneyard_quad(self) -> np.ndarray | None:
+        """The boneyard zone's corners in image px; None when uncalibrated or the layout has none."""
+        if self.calibration is None or "boneyard" not in self.layout.zones:
+            return None
         x0, y0, x1, y1 = self.layout.zones["boneyard"]
-        quad = self.calibration.to_image(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])) * scale
-        return self._region_changed(changed, quad, share=0.005)
+        quad: np.ndarray = self.calibration.to_image(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+        return quad
 
     def _tile_length_px(self) -> float:
         return 2 * self.width * self._px_per_unit()
