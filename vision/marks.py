@@ -229,12 +229,11 @@ def _straightened(ink: np.ndarray, bars: list[Bar], *, min_turn_deg: float = 1.5
         middle = (weights * across).sum(axis=1) / np.maximum(mass, 1e-9)    # ink centre per step
         use = mass > 0.2 * mass.max(axis=1, keepdims=True)
         for _ in range(2):
-            slope, offset = _line_fit(along, middle, use)
+            slope, offset, _ = _line_fit(along, middle, use)
             miss = np.abs(middle - offset[:, None] - slope[:, None] * along)
             typical = np.nanmedian(np.where(use, miss, np.nan), axis=1)
             use &= miss < np.maximum(1.0, 2 * np.nan_to_num(typical, nan=0.0))[:, None]
-        slope, offset = _line_fit(along, middle, use)
-        spread = _slope_error(along, middle - offset[:, None] - slope[:, None] * along, use)
+        slope, offset, spread = _line_fit(along, middle, use)
         solid = values[:, m // 2, :].mean(axis=1)  # ink along the line the round started from
         turn = np.arctan(slope)[:, None]
         centers = centers + offset[:, None] * normals
@@ -249,18 +248,10 @@ def _straightened(ink: np.ndarray, bars: list[Bar], *, min_turn_deg: float = 1.5
                 bars[i].thickness, bars[i].polarity) for i in np.nonzero(keep)[0].tolist()]
 
 
-def _slope_error(x: np.ndarray, miss: np.ndarray, use: np.ndarray) -> np.ndarray:
-    """Row by row standard error of a fitted slope, from its misses over the `use` entries."""
-    count = use.sum(axis=1)
-    weight = use.astype(np.float64)
-    mean_x = (weight * x).sum(axis=1) / np.maximum(count, 1)
-    spread = (weight * (x - mean_x[:, None]) ** 2).sum(axis=1)
-    variance = (weight * miss * miss).sum(axis=1) / np.maximum(count - 2, 1)
-    return np.where((count >= 5) & (spread > 1e-9), np.sqrt(variance / np.maximum(spread, 1e-9)), np.inf)
-
-
-def _line_fit(x: np.ndarray, y: np.ndarray, use: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row by row least-squares y = offset + slope * x over the `use` entries (0, 0 with too few)."""
+def _line_fit(x: np.ndarray, y: np.ndarray,
+              use: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row by row least-squares y = offset + slope * x over the `use` entries, and the slope's
+    standard error (0, 0, inf with too few entries)."""
     count = use.sum(axis=1)
     weight = use.astype(np.float64)
     mean_x = (weight * x).sum(axis=1) / np.maximum(count, 1)
@@ -270,7 +261,10 @@ def _line_fit(x: np.ndarray, y: np.ndarray, use: np.ndarray) -> tuple[np.ndarray
     enough = (count >= 5) & (spread > 1e-9)
     slope = np.where(enough, (dx * (y - mean_y[:, None])).sum(axis=1) / np.where(enough, spread, 1.0), 0.0)
     offset = np.where(enough, mean_y - slope * mean_x, 0.0)
-    return slope, offset
+    miss = y - offset[:, None] - slope[:, None] * x
+    variance = (weight * miss * miss).sum(axis=1) / np.maximum(count - 2, 1)
+    error = np.where(enough, np.sqrt(variance / np.maximum(spread, 1e-9)), np.inf)
+    return slope, offset, error
 
 
 def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:
