@@ -61,7 +61,7 @@ def test_hairline_divider_split_by_a_pin_is_read():
 
 @pytest.mark.parametrize("seed", [10001, 10057, 10082])
 def test_rendered_tables_read_exactly(seed):
-    """Two rendered tables from the tuning seeds (>= 10000; 0..499 are the held-out report set)."""
+    """Rendered tables from the tuning seeds (>= 10000; 0..499 are the held-out report set)."""
     from vision.synth.dataset import render_example
 
     frame = render_example(seed)

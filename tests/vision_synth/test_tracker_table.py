@@ -6,14 +6,14 @@ from __future__ import annotations
 from vision.film import GameFilm, fixed_camera_film
 from vision.read import read_image
 from vision.synth.scene import PlacedTile
-from vision.synth.style import PLAIN_STYLE
+from vision.synth.style import PLAIN_STYLE, Style
 from vision.tracker import BoneyardChanged, Desync, Resynced, TilePlaced, TilesRevealed, Tracker
 
 SIZE = (1280, 720)
 
 
-def _film(seed: int, *, incremental: bool = True) -> tuple[GameFilm, Tracker]:
-    film, calibration = fixed_camera_film(PLAIN_STYLE, seed, SIZE, approach_frames=2, leave_frames=1,
+def _film(seed: int, *, incremental: bool = True, style: Style = PLAIN_STYLE) -> tuple[GameFilm, Tracker]:
+    film, calibration = fixed_camera_film(style, seed, SIZE, approach_frames=2, leave_frames=1,
                                           rest_frames=4)
     return film, Tracker(read_image, calibration=calibration, incremental=incremental)
 
@@ -107,8 +107,7 @@ def test_black_tiles_on_dark_felt_are_seen_by_their_colour() -> None:
     hardly changes, and only colour shows a tile was laid."""
     style = PLAIN_STYLE.replace(tile_body="black", pips="coloured", back_colour=(0.1, 0.1, 0.11),
                                 table="felt_blue", table_colour=(0.42, 0.2, 0.07))
-    film, calibration = fixed_camera_film(style, 5, SIZE, approach_frames=2, leave_frames=1, rest_frames=4)
-    tracker = Tracker(read_image, calibration=calibration)
+    film, tracker = _film(5, style=style)
     _feed(tracker, film.new_hand(boneyard=0))
     placed = []
     for seat, (tile, end) in enumerate([("2-5", None), ("5-6", "right")]):
