@@ -190,6 +190,11 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     for sign in (-1, 1):
         rows_h = _span((np.abs(dy) < 0.9 * half_l) & (sign * dy > 0.25 * half_w))
         half = lab_patch[rows_h, cols_in].reshape(-1, 3)
+        if half.size:
+            # Pips, and the colour a camera smears around coloured ones, may cover half of a
+            # half: its face is the part nearest the face colour. A half on the table has none.
+            near = distance[rows_h, cols_in].ravel()
+            half = half[near <= np.percentile(near, 60)]
         halves.append(_channel_medians(half) if half.size else np.zeros(3, np.float32))
     halves_gap = float(np.linalg.norm((halves[0] - halves[1]) * np.array([0.2, 1.0, 1.0], np.float32)))
     halves_score = float(np.clip(1.0 - (halves_gap - 6.0) / 12.0, 0.0, 1.0))

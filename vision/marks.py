@@ -97,6 +97,9 @@ def envelope_size(shape: tuple[int, ...], pip_diameter: float) -> int:
     return max(9, min(int(4 * pip_diameter), min(shape[:2]) // 2)) | 1
 
 
+DARK_FLOOR = 64.0  # min-channel level below which a dark mark's contrast is not a ratio
+
+
 def ink_ratio(image_bgr: np.ndarray, *, polarity: str = "dark", window: int = 31) -> np.ndarray:
     """How much each pixel stands out from its local face, as float32 (H, W) in [0, 1].
 
@@ -119,7 +122,9 @@ def ink_ratio(image_bgr: np.ndarray, *, polarity: str = "dark", window: int = 31
     channel = channel.astype(np.float32)
     if polarity == "dark":
         envelope = np.maximum(envelope, channel)
-        ink: np.ndarray = np.clip(1.0 - channel / np.maximum(envelope, 1.0), 0.0, 1.0)
+        # On a dark surface the min-channel is a few levels of sensor noise, and ratios of noise
+        # are anything: a mark must also be darker by a share of a quarter of full scale.
+        ink: np.ndarray = np.clip((envelope - channel) / np.maximum(envelope, DARK_FLOOR), 0.0, 1.0)
         return ink
     envelope = np.minimum(envelope, channel)
     ink = np.clip((channel - envelope) / 255.0, 0.0, 1.0)
@@ -182,6 +187,7 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
         if length >= 0.8 * pip_diameter and min_elongation <= length / thickness <= max_elongation:
             pieces.append(Bar(center + np.array([x, y], np.float32), direction, length, thickness, polarity))
     bridged = _bridged(found + pieces, pip_diameter * pin_gap)
+    bridged = _reach_ink(ink > threshold, bridged, 0.5 * pip_diameter)
     bridged = [bar for bar in bridged if bar.length >= min_length * pip_diameter]
     # Only bars about as long as a divider (four pips) are re-aimed: short pieces (grain, specks,
     # the halves of a pinned bar) give no direction worth a second fit.
@@ -299,8 +305,11 @@ def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:
     agree_j = np.abs(np.sum(unit * dirs[second_i], axis=1))
     gap = distance - (lengths[first_i] + lengths[second_i]) / 2
     ratio = lengths[first_i] / lengths[second_i]
+    # Pieces may overlap: a thin line a few degrees off every opening angle comes out as two
+    # pieces at neighbouring angles, each covering more than half of it.
+    overlap = -0.6 * np.minimum(lengths[first_i], lengths[second_i])
     ok = ((np.abs(np.sum(dirs[first_i] * dirs[second_i], axis=1)) >= 0.94) & (agree_i >= 0.95)
-          & (agree_j >= 0.95) & (ratio >= 0.6) & (ratio <= 1.67) & (gap >= -0.6 * max_gap) & (gap <= max_gap))
+          & (agree_j >= 0.95) & (ratio >= 0.6) & (ratio <= 1.67) & (gap >= overlap) & (gap <= max_gap))
     joined: list[Bar] = []
     for k in np.nonzero(ok)[0].tolist():
         first, second = bars[first_i[k]], bars[second_i[k]]
@@ -310,6 +319,41 @@ def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:
         joined.append(Bar(center.astype(np.float32), axis, length,
                           max(first.thickness, second.thickness), first.polarity))
     return joined
+
+
+def _reach_ink(mask: np.ndarray, bars: list[Bar], reach: float) -> list[Bar]:
+    """Bars stretched along their line to where the ink in `mask` really ends.
+
+    A bridged bar's ends come from its pieces' rectangles, and the piece beside a pin, or a piece
+    a few degrees off the opening's angles, loses a pixel or two at its end; a bar ending short of
+    its ink looks like a seam to `bar_context`, whose check of the face past each end starts 3 %
+    beyond it. Each end moves out over ink, at most `reach` px.
+    """
+    if not bars:
+        return []
+    steps = np.arange(1, int(np.ceil(reach)) + 1, dtype=np.float64)
+    centers = np.array([b.center for b in bars], np.float64)
+    dirs = np.array([b.direction for b in bars], np.float64)
+    halves = np.array([b.length for b in bars], np.float64) / 2 - 0.5
+    height, width = mask.shape
+    grown = []
+    for sign in (-1.0, 1.0):
+        tips = centers + sign * halves[:, None] * dirs                                 # (N, 2)
+        points = np.rint(tips[:, None, :] + sign * steps[None, :, None] * dirs[:, None, :]).astype(np.intp)
+        x = np.clip(points[..., 0], 0, width - 1)
+        y = np.clip(points[..., 1], 0, height - 1)
+        on_ink = mask[y, x] & (points[..., 0] == x) & (points[..., 1] == y)            # (N, K)
+        # Steps up to the first one off the ink.
+        grown.append(np.where(on_ink.all(axis=1), steps.size, np.argmin(on_ink, axis=1)).astype(np.float64))
+    out = []
+    for k, bar in enumerate(bars):
+        if grown[0][k] == 0 and grown[1][k] == 0:
+            out.append(bar)
+            continue
+        center = centers[k] + dirs[k] * (grown[1][k] - grown[0][k]) / 2
+        out.append(Bar(center.astype(np.float32), bar.direction, bar.length + grown[0][k] + grown[1][k],
+                       bar.thickness, bar.polarity))
+    return out
 
 
 def _distinct(bars: list[Bar], pip_diameter: float) -> list[Bar]:

@@ -89,10 +89,14 @@ def overlap(first: TileFrame, second: TileFrame) -> float:
 
 def select(candidates: list[Candidate], min_confidence: float, *,
            max_overlap: float = 0.2) -> list[Candidate]:
-    """The best candidate per place: a candidate overlapping a better one is dropped."""
+    """The best candidate per place: a candidate overlapping a better one is dropped.
+
+    A reading of fewer than two pips needs twice `min_confidence`: pips are what only a tile
+    shows, while a pale outline around a dark line is also the gap between two fingers, a streak
+    of wood grain or the edge of a back."""
     kept: list[Candidate] = []
     for cand in sorted(candidates, key=lambda c: -c.confidence):
-        if cand.confidence < min_confidence:
+        if cand.confidence < min_confidence * (2.0 if cand.pips.a + cand.pips.b < 2 else 1.0):
             continue
         frame = cand.fit.frame
         if any(overlap(frame, k.fit.frame) > max_overlap or _inside(cand.bar.center, k.fit.frame, 0.85)
