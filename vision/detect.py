@@ -143,7 +143,13 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
         face_mask = region & (grey <= np.percentile(values, 60))
     face_bgr = _channel_medians(patch[face_mask].reshape(-1, 3)).astype(np.float32)
     # Bright marks belong on dark faces, dark marks on light ones; anything else is not a divider.
-    if (bar.polarity == "bright") != (float(face_bgr.max()) < 110):
+    # A black set under a bright lamp looks grey: a face still counts as dark beside a mark
+    # much brighter than it.
+    dark_face = float(face_bgr.max()) < 110
+    if bar.polarity == "bright" and not dark_face:
+        on_bar = grey[_span(np.abs(ys[:, 0]) < 0.04), _span(np.abs(xs[0]) < 0.5)]
+        dark_face = on_bar.size > 0 and float(face_bgr.max()) < 0.6 * float(np.median(on_bar))
+    if (bar.polarity == "bright") != dark_face:
         return None
     face_lab = cv2.cvtColor(face_bgr.reshape(1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2LAB)
     lab_patch = cv2.cvtColor(patch, cv2.COLOR_BGR2LAB).astype(np.float32)
@@ -163,7 +169,7 @@ def fit_tile(image: np.ndarray, bar: Bar, *, bar_ratio: float = BAR_TO_WIDTH,
     across_offset, rise_l, rise_r = _strongest_pair(across_profile, cx, near_x, far_x, width)
     half_w = across_offset / PPW
     # A domino is twice as long as wide; once the set's size is known, hold to that.
-    near_y, far_y = (aspect * 0.94, aspect * 1.06) if aspect else (1.8, 2.3)
+    near_y, far_y = (aspect * 0.9, aspect * 1.1) if aspect else (1.8, 2.3)
     near_y, far_y = near_y * across_offset, far_y * across_offset
     along_offset, rise_t, rise_b = _strongest_pair(along_profile, cy, near_y, far_y, width)
     # Then each edge on its own, close to the pair: real dividers sit a little off the middle.

@@ -45,7 +45,8 @@ def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, thresh
     of an eighth of that side; round, solid blobs of 6 px or more vote with their diameter on a
     log scale and the fullest bin wins (pips are the commonest round mark on a domino table;
     hands, markers and wood grain are few or not round). With fewer than three round marks the
-    scale-normalised Laplacian decides instead, as scikit-image's `blob_log` would.
+    scale-normalised Laplacian decides instead, as scikit-image's `blob_log` would, after a
+    second look at full size.
     Marks inside `markers` (outlines in image px, as `vision.markers.find_markers` gives them) do
     not vote: an ArUco marker's black and white squares are round enough, and on a table with few
     small tiles its seven squares outvote the pips.
@@ -59,9 +60,18 @@ def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, thresh
     # Both polarities vote: black tiles carry light pips, and the tiles themselves are few.
     for polarity, cut in (("dark", threshold), ("bright", threshold * 0.75)):
         mask = (ink_ratio(small, polarity=polarity, window=window) > cut).astype(np.uint8)
-        _, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        _, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
         w, h, area = stats[1:, 2], stats[1:, 3], stats[1:, 4]
         round_ = (area >= 6) & (np.maximum(w, h) <= 1.6 * np.minimum(w, h)) & (area >= 0.55 * w * h)
+        # A tile or a back turned 20-45 degrees has a squarish, well-filled box too; its second
+        # moments say it is twice as long as wide.
+        for index in np.flatnonzero(round_ & (area >= 30)):
+            x, y = stats[index + 1, 0], stats[index + 1, 1]
+            blob = (labels[y:y + h[index], x:x + w[index]] == index + 1).astype(np.uint8)
+            moments = cv2.moments(blob, binaryImage=True)
+            mu20, mu02, mu11 = moments["mu20"], moments["mu02"], moments["mu11"]
+            spread = np.sqrt(4 * mu11 * mu11 + (mu20 - mu02) ** 2)
+            round_[index] = (mu20 + mu02 - spread) * 2.0 >= mu20 + mu02 + spread  # axes within 1.4:1
         if markers:
             for index in np.flatnonzero(round_):
                 round_[index] = not on_marker(centroids[index + 1] / factor, markers)
@@ -72,6 +82,9 @@ def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, thresh
         k = int(np.argmax(counts))
         near = (diameters >= edges[k] - 0.15) & (diameters < edges[k + 1] + 0.15)
         return float(np.exp(np.median(diameters[near])) / factor)
+    if factor < 1.0:
+        # Pips of a few small tiles fade in the shrunk image: look again at full size.
+        return estimate_pip_diameter(image_bgr, work_side=short, threshold=threshold, markers=markers)
     return _laplacian_pip_diameter(image_bgr)
 
 
@@ -148,7 +161,9 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
     found: list[Bar] = []
     # Most components are specks of noise: drop them before any per-component work.
     sides = np.maximum(stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT])
+    barren = np.zeros(sides.size + 1, bool)  # components long enough to try that gave no bar
     for index in (np.nonzero(sides >= min_length * pip_diameter)[0] + 1).tolist():
+        before = len(found)
         x, y, w, h, _area = (int(v) for v in stats[index])
         pad = line
         patch = (labels[y:y + h, x:x + w] == index).astype(np.uint8)
@@ -172,11 +187,14 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
                     continue
                 offset = np.array([x - pad, y - pad], np.float32)
                 found.append(Bar(center + offset, direction, length, thickness, polarity))
+        barren[index] = len(found) == before
     found = _distinct(found, pip_diameter)
     # A pin splits a short bar into pieces too short to be bars themselves: thin marks of about a
-    # pip's length that are alone in their component are offered for bridging only.
+    # pip's length that are alone in their component are offered for bridging only. So are
+    # pieces a little longer that the opening lost (a thin line a few degrees off its angles).
     pieces = []
-    short = (sides >= 0.8 * pip_diameter) & (sides < min_length * pip_diameter)
+    short = (sides >= 0.8 * pip_diameter) & ((sides < min_length * pip_diameter)
+                                             | (barren[1:] & (sides < 3 * pip_diameter)))
     for index in (np.nonzero(short)[0] + 1).tolist():
         x, y, w, h, _area = (int(v) for v in stats[index])
         points = np.argwhere(labels[y:y + h, x:x + w] == index)[:, ::-1].astype(np.int32)
@@ -308,7 +326,7 @@ def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:
     # Pieces may overlap: a thin line a few degrees off every opening angle comes out as two
     # pieces at neighbouring angles, each covering more than half of it.
     overlap = -0.6 * np.minimum(lengths[first_i], lengths[second_i])
-    ok = ((np.abs(np.sum(dirs[first_i] * dirs[second_i], axis=1)) >= 0.94) & (agree_i >= 0.95)
+    ok = ((np.abs(np.sum(dirs[first_i] * dirs[second_i], axis=1)) >= 0.9) & (agree_i >= 0.95)
           & (agree_j >= 0.95) & (ratio >= 0.6) & (ratio <= 1.67) & (gap >= overlap) & (gap <= max_gap))
     joined: list[Bar] = []
     for k in np.nonzero(ok)[0].tolist():

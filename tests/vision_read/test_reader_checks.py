@@ -71,6 +71,12 @@ def test_hairline_divider_split_by_a_pin_is_read():
     10116,  # a thin divider a few degrees off the opening's angles, cut by a brass pin
     10155,  # pin-split divider whose bridged ends fell a pixel short of its ink
     10190,  # dark blue felt whose min-channel is noise: 30,000 bars, 100 s, a false 3-4
+    10007,  # a black set under a bright lamp looks grey: its white divider is still a divider
+    10022,  # a divider piece 2 pips long lost by the opening, bridged over its pin all the same
+    10034,  # a row of touching tiles whose fitted aspect came out 10 % short of this tile's
+    10036,  # pin-split pieces whose rectangles tilt 11 degrees apart
+    10274,  # tilted backs, boxes as square and full as a pip's, set the pip size to 72 px
+    10366,  # three small tiles on dark felt: pips fade at the 720 px working size
 ])
 def test_rendered_tables_read_exactly(seed):
     """Rendered tables from the tuning seeds (>= 10000; 0..499 are the held-out report set)."""
