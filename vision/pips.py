@@ -95,7 +95,9 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
     for index in range(1, count):
         area = stats[index, cv2.CC_STAT_AREA] / unit
         x = (centroids[index][0] - (cols - 1) / 2) / PPW
-        y = (centroids[index][1] - (rows - 1) / 2) / PPW
+        # From the divider found above, not the frame's middle: a frame a little off along the
+        # tile would put what is left of a centre pin past the divider band.
+        y = (centroids[index][1] - middle) / PPW
         left, top = stats[index, cv2.CC_STAT_LEFT], stats[index, cv2.CC_STAT_TOP]
         right = left + stats[index, cv2.CC_STAT_WIDTH]
         bottom = top + stats[index, cv2.CC_STAT_HEIGHT]
@@ -103,7 +105,8 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
         if ((left == 0 or right >= cols) and height_px > 0.6 * PPW) or (
                 (top == 0 or bottom >= rows) and width_px > 0.6 * PPW):
             continue  # a strip along the edge: the table or a neighbour beyond the fitted outline
-        if area < min_area or abs(y) < divider_band or abs(x) > 1 - rim or abs(y) > length - rim:
+        from_centre = (centroids[index][1] - (rows - 1) / 2) / PPW
+        if area < min_area or abs(y) < divider_band or abs(x) > 1 - rim or abs(from_centre) > length - rim:
             continue
         w, h = stats[index, cv2.CC_STAT_WIDTH] / PPW, stats[index, cv2.CC_STAT_HEIGHT] / PPW
         if max(w, h) > 0.9 and max(w, h) > 2.5 * min(w, h):
