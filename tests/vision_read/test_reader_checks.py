@@ -11,10 +11,10 @@ import pytest
 
 from tests.vision_read.conftest import Painted, paint_tile, table
 from vision.calibration import ARUCO_DICTIONARY
-from vision.evaluate import score_image
-from vision.markers import find_markers, on_marker
 from vision.detect import TileFit
+from vision.evaluate import score_image
 from vision.geometry import TileFrame
+from vision.markers import find_markers, on_marker
 from vision.marks import Bar
 from vision.pipeline import Candidate, select
 from vision.pips import PipReading
@@ -141,3 +141,20 @@ def test_a_blank_reading_needs_more_confidence_than_one_with_pips():
                    candidate(0, 0, 700, 0.5)], 0.22)
     assert sorted((c.pips.a, c.pips.b) for c in kept) == [(0, 0), (1, 1)]
     assert [c.confidence for c in kept if c.pips.a == 0] == [0.5]
+
+
+def test_a_centre_pin_is_no_pip_when_the_frame_sits_off_the_divider():
+    """Fits sit a little off along the tile; what is left of a pin after the divider line is
+    erased lies within the divider band of the divider, not of the frame's middle."""
+    from vision.geometry import frame_from_corners
+    from vision.pips import read_pips
+
+    image = table(texture="plain", colour=(60, 110, 40))
+    painted = Painted(0, 0, (450, 350), 0, 30)
+    paint_tile(image, painted, shadow=False)
+    cv2.circle(image, (450, 350), 7, (40, 100, 130), -1, cv2.LINE_AA)  # a wide brass pin
+    image = cv2.GaussianBlur(image, (0, 0), 0.8)
+    for shift in (-8.0, -5.0, 0.0, 5.0, 8.0):  # px along the tile: up to 0.27 half-widths
+        frame = frame_from_corners(painted.corners().astype(np.float32) + np.float32([shift, 0]))
+        reading = read_pips(image, frame, np.float32([210, 235, 240]), "dark", bar_thickness=3.0)
+        assert (reading.a, reading.b) == (0, 0), shift
