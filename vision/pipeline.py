@@ -43,11 +43,11 @@ def find_candidates(image: np.ndarray, bars: list[Bar], *, bar_ratio: float,
     """
     out: list[Candidate] = []
     for bar in bars:
-        if half_width is not None and abs(bar.length / (2 * half_width) / bar_ratio - 1) > 0.25:
-            continue
         key = id(bar)
         if reuse is not None and key in reuse:
-            out.append(reuse[key])
+            out.append(reuse[key])  # already a tile of the set's size and shape, whatever its bar
+            continue
+        if half_width is not None and abs(bar.length / (2 * half_width) / bar_ratio - 1) > 0.25:
             continue
         if contexts is not None and key in contexts:
             context = contexts[key]

@@ -158,3 +158,18 @@ def test_a_centre_pin_is_no_pip_when_the_frame_sits_off_the_divider():
         frame = frame_from_corners(painted.corners().astype(np.float32) + np.float32([shift, 0]))
         reading = read_pips(image, frame, np.float32([210, 235, 240]), "dark", bar_thickness=3.0)
         assert (reading.a, reading.b) == (0, 0), shift
+
+
+def test_a_first_fit_of_the_sets_size_is_kept_whatever_its_bar():
+    """A divider read from a shorter piece (a pin, a faint end) fits its tile as well as any;
+    once its first fit has the set's size and shape, the bar's length is no reason to drop it."""
+    from vision.pipeline import find_candidates
+
+    frame = TileFrame(np.float32([100, 100]), np.float32([1, 0]), 20.0, 40.0)
+    short_bar = Bar(np.float32([100, 100]), np.float32([1, 0]), 18.0, 2.0, "dark")  # 0.45 of the width
+    fit = TileFit(frame, np.float32([200, 220, 230]), "dark", 0.8, (5.0, 5.0, 5.0, 5.0))
+    first = Candidate(short_bar, fit, PipReading(3, 4, (), regularity=1.0, valid=True), 0.6)
+    image = np.full((200, 200, 3), 128, np.uint8)
+    kept = find_candidates(image, [short_bar], bar_ratio=0.8, window=(0.85, 1.18), max_pip=6,
+                           half_width=20.0, aspect=2.0, reuse={id(short_bar): first}, final=True)
+    assert kept == [first]
