@@ -324,7 +324,9 @@ def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:
     gap = distance - (lengths[first_i] + lengths[second_i]) / 2
     ratio = lengths[first_i] / lengths[second_i]
     # Pieces may overlap: a thin line a few degrees off every opening angle comes out as two
-    # pieces at neighbouring angles, each covering more than half of it.
+    # pieces at neighbouring angles, each covering more than half of it. The rectangle of a short
+    # thin piece may tilt ten degrees or so: the line through both centres must agree closely
+    # with each piece, the pieces' own directions only within 25 degrees.
     overlap = -0.6 * np.minimum(lengths[first_i], lengths[second_i])
     ok = ((np.abs(np.sum(dirs[first_i] * dirs[second_i], axis=1)) >= 0.9) & (agree_i >= 0.95)
           & (agree_j >= 0.95) & (ratio >= 0.6) & (ratio <= 1.67) & (gap >= overlap) & (gap <= max_gap))
