@@ -44,6 +44,15 @@ def tile_ink(patch_bgr: np.ndarray, face_bgr: np.ndarray, polarity: str) -> np.n
     return ink
 
 
+def _elongated(labels: np.ndarray, stats: np.ndarray, index: int, ratio: float = 1.4) -> bool:
+    """Whether component `index` is more than `ratio` times longer than wide, by its second moments."""
+    x, y, w, h = (int(v) for v in stats[index, :4])
+    moments = cv2.moments((labels[y:y + h, x:x + w] == index).astype(np.uint8), binaryImage=True)
+    mu20, mu02, mu11 = moments["mu20"], moments["mu02"], moments["mu11"]
+    spread = float(np.sqrt(4 * mu11 * mu11 + (mu20 - mu02) ** 2))
+    return bool((mu20 + mu02 + spread) > ratio * ratio * (mu20 + mu02 - spread))
+
+
 def _filled(mask: np.ndarray) -> np.ndarray:
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     out = np.zeros_like(mask)
@@ -87,10 +96,10 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
     detail = ink - cv2.blur(ink, (25, 25))
     faint = detail[keep]
     clutter = float(np.mean(faint > 0.25 * cut)) if faint.size else 0.0
-    count, _labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
     rows, cols = mask.shape
     unit = float(PPW * PPW)
-    marks: list[tuple[float, float, float]] = []
+    marks: list[tuple[float, float, float, int]] = []  # x, y, area, component (0: pieces joined)
     valid = True
     for index in range(1, count):
         area = stats[index, cv2.CC_STAT_AREA] / unit
@@ -113,20 +122,23 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
             valid = False  # a bar or an edge runs through this half
             continue
         # Two pieces of one pip (split by a highlight or a ring) are one pip.
-        for k, (mx, my, marea) in enumerate(marks):
+        for k, (mx, my, marea, _) in enumerate(marks):
             if (mx - x) ** 2 + (my - y) ** 2 < 0.3 ** 2:
                 total = marea + area
-                marks[k] = ((mx * marea + x * area) / total, (my * marea + y * area) / total, total)
+                marks[k] = ((mx * marea + x * area) / total, (my * marea + y * area) / total, total, 0)
                 break
         else:
-            marks.append((x, y, area))
+            marks.append((x, y, area, index))
     areas = np.array([m[2] for m in marks if m[2] <= max_pip_area])
     reference = float(np.median(areas)) if areas.size else 0.09
     a = b = 0
     centers: list[tuple[float, float]] = []
     irregular = 0.0
-    for x, y, area in marks:
-        n = max(1, round(area / reference)) if area > 1.6 * reference else 1
+    for x, y, area, index in marks:
+        # Blurred pips that touch make one long blob of several pips' area; a round blob that
+        # large is one pip of a bolder colour than the other half's (red beside brown on black).
+        several = area > 1.6 * reference and (index == 0 or _elongated(labels, stats, index))
+        n = max(1, round(area / reference)) if several else 1
         irregular += abs(area / reference - n) / n
         if y < 0:
             a += n

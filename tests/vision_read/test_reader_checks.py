@@ -77,6 +77,7 @@ def test_hairline_divider_split_by_a_pin_is_read():
     10036,  # pin-split pieces whose rectangles tilt 11 degrees apart
     10274,  # tilted backs, boxes as square and full as a pip's, set the pip size to 72 px
     10366,  # three small tiles on dark felt: pips fade at the 720 px working size
+    10199,  # a black set: red pips beside faint brown ones were each counted as two (a 3-4 as 4-6)
 ])
 def test_rendered_tables_read_exactly(seed):
     """Rendered tables from the tuning seeds (>= 10000; 0..499 are the held-out report set)."""
