@@ -65,13 +65,8 @@ def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, thresh
         round_ = (area >= 6) & (np.maximum(w, h) <= 1.6 * np.minimum(w, h)) & (area >= 0.55 * w * h)
         # A tile or a back turned 20-45 degrees has a squarish, well-filled box too; its second
         # moments say it is twice as long as wide.
-        for index in np.flatnonzero(round_ & (area >= 30)):
-            x, y = stats[index + 1, 0], stats[index + 1, 1]
-            blob = (labels[y:y + h[index], x:x + w[index]] == index + 1).astype(np.uint8)
-            moments = cv2.moments(blob, binaryImage=True)
-            mu20, mu02, mu11 = moments["mu20"], moments["mu02"], moments["mu11"]
-            spread = np.sqrt(4 * mu11 * mu11 + (mu20 - mu02) ** 2)
-            round_[index] = (mu20 + mu02 - spread) * 2.0 >= mu20 + mu02 + spread  # axes within 1.4:1
+        for blob in np.flatnonzero(round_ & (area >= 30)).tolist():
+            round_[blob] = variance_ratio(labels, stats, blob + 1) <= 2.0  # axes within 1.41:1
         if markers:
             for index in np.flatnonzero(round_):
                 round_[index] = not on_marker(centroids[index + 1] / factor, markers)
@@ -86,6 +81,20 @@ def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, thresh
         # Pips of a few small tiles fade in the shrunk image: look again at full size.
         return estimate_pip_diameter(image_bgr, work_side=short, threshold=threshold, markers=markers)
     return _laplacian_pip_diameter(image_bgr)
+
+
+def variance_ratio(labels: np.ndarray, stats: np.ndarray, label: int) -> float:
+    """How much longer than wide component `label` of a `cv2.connectedComponentsWithStats`
+    result is, as the ratio of the variances of its pixels along its long and short axes (second
+    moments): 1 for a disc, 4 for a 2:1 rectangle, inf for a straight line of pixels."""
+    x, y, w, h = (int(v) for v in stats[label, :4])
+    moments = cv2.moments((labels[y:y + h, x:x + w] == label).astype(np.uint8), binaryImage=True)
+    mu20, mu02, mu11 = moments["mu20"], moments["mu02"], moments["mu11"]
+    spread = float(np.sqrt(4 * mu11 * mu11 + (mu20 - mu02) ** 2))
+    long_side, short_side = mu20 + mu02 + spread, mu20 + mu02 - spread
+    if short_side > 0:
+        return float(long_side / short_side)
+    return float("inf") if long_side > 0 else 1.0
 
 
 def _laplacian_pip_diameter(image_bgr: np.ndarray, work_side: int = 400) -> float:
@@ -205,7 +214,7 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
         if length >= 0.8 * pip_diameter and min_elongation <= length / thickness <= max_elongation:
             pieces.append(Bar(center + np.array([x, y], np.float32), direction, length, thickness, polarity))
     bridged = _bridged(found + pieces, pip_diameter * pin_gap)
-    bridged = _reach_ink(ink > threshold, bridged, 0.5 * pip_diameter)
+    bridged = _reach_ink(mask, bridged, 0.5 * pip_diameter)
     bridged = [bar for bar in bridged if bar.length >= min_length * pip_diameter]
     # Only bars about as long as a divider (four pips) are re-aimed: short pieces (grain, specks,
     # the halves of a pinned bar) give no direction worth a second fit.
@@ -342,7 +351,7 @@ def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:
 
 
 def _reach_ink(mask: np.ndarray, bars: list[Bar], reach: float) -> list[Bar]:
-    """Bars stretched along their line to where the ink in `mask` really ends.
+    """Bars stretched along their line to where the ink in `mask` (uint8, non-zero on ink) ends.
 
     A bridged bar's ends come from its pieces' rectangles, and the piece beside a pin, or a piece
     a few degrees off the opening's angles, loses a pixel or two at its end; a bar ending short of
@@ -362,7 +371,7 @@ def _reach_ink(mask: np.ndarray, bars: list[Bar], reach: float) -> list[Bar]:
         points = np.rint(tips[:, None, :] + sign * steps[None, :, None] * dirs[:, None, :]).astype(np.intp)
         x = np.clip(points[..., 0], 0, width - 1)
         y = np.clip(points[..., 1], 0, height - 1)
-        on_ink = mask[y, x] & (points[..., 0] == x) & (points[..., 1] == y)            # (N, K)
+        on_ink = (mask[y, x] > 0) & (points[..., 0] == x) & (points[..., 1] == y)      # (N, K)
         # Steps up to the first one off the ink.
         grown.append(np.where(on_ink.all(axis=1), steps.size, np.argmin(on_ink, axis=1)).astype(np.float64))
     out = []

@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import TileFrame, sample
-from vision.marks import channel_max, channel_min
+from vision.marks import channel_max, channel_min, variance_ratio
 
 PPW = 32
 
@@ -42,15 +42,6 @@ def tile_ink(patch_bgr: np.ndarray, face_bgr: np.ndarray, polarity: str) -> np.n
     face = float(face_bgr.max())
     ink = np.clip((channel - face) / max(255.0 - face, 1.0), 0.0, 1.0)
     return ink
-
-
-def _elongated(labels: np.ndarray, stats: np.ndarray, index: int, ratio: float = 1.4) -> bool:
-    """Whether component `index` is more than `ratio` times longer than wide, by its second moments."""
-    x, y, w, h = (int(v) for v in stats[index, :4])
-    moments = cv2.moments((labels[y:y + h, x:x + w] == index).astype(np.uint8), binaryImage=True)
-    mu20, mu02, mu11 = moments["mu20"], moments["mu02"], moments["mu11"]
-    spread = float(np.sqrt(4 * mu11 * mu11 + (mu20 - mu02) ** 2))
-    return bool((mu20 + mu02 + spread) > ratio * ratio * (mu20 + mu02 - spread))
 
 
 def _filled(mask: np.ndarray) -> np.ndarray:
@@ -137,7 +128,7 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
     for x, y, area, index in marks:
         # Blurred pips that touch make one long blob of several pips' area; a round blob that
         # large is one pip of a bolder colour than the other half's (red beside brown on black).
-        several = area > 1.6 * reference and (index == 0 or _elongated(labels, stats, index))
+        several = area > 1.6 * reference and (index == 0 or variance_ratio(labels, stats, index) > 1.4 * 1.4)
         n = max(1, round(area / reference)) if several else 1
         irregular += abs(area / reference - n) / n
         if y < 0:
