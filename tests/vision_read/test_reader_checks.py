@@ -131,15 +131,17 @@ def test_dark_felt_is_no_dark_ink():
     assert [t.tile for t in read_image(image).tiles] == ["2-4"]
 
 
-def test_a_blank_reading_needs_more_confidence_than_one_with_pips():
-    def candidate(a: int, b: int, x: float, confidence: float) -> Candidate:
-        frame = TileFrame(np.float32([x, 100]), np.float32([1, 0]), 20.0, 40.0)
-        bar = Bar(np.float32([x, 100]), np.float32([1, 0]), 30.0, 3.0, "dark")
-        fit = TileFit(frame, np.float32([200, 220, 230]), "dark", 0.8, (5.0, 5.0, 5.0, 5.0))
-        return Candidate(bar, fit, PipReading(a, b, (), regularity=1.0, valid=True), confidence)
+def _candidate(a: int, b: int, x: float, confidence: float, *, bar_length: float = 30.0) -> Candidate:
+    """A read tile 40 x 80 px centred at (x, 100), fitted around a bar `bar_length` px long."""
+    frame = TileFrame(np.float32([x, 100]), np.float32([1, 0]), 20.0, 40.0)
+    bar = Bar(np.float32([x, 100]), np.float32([1, 0]), bar_length, 3.0, "dark")
+    fit = TileFit(frame, np.float32([200, 220, 230]), "dark", 0.8, (5.0, 5.0, 5.0, 5.0))
+    return Candidate(bar, fit, PipReading(a, b, (), regularity=1.0, valid=True), confidence)
 
-    kept = select([candidate(0, 0, 100, 0.3), candidate(0, 1, 300, 0.3), candidate(1, 1, 500, 0.3),
-                   candidate(0, 0, 700, 0.5)], 0.22)
+
+def test_a_blank_reading_needs_more_confidence_than_one_with_pips():
+    kept = select([_candidate(0, 0, 100, 0.3), _candidate(0, 1, 300, 0.3), _candidate(1, 1, 500, 0.3),
+                   _candidate(0, 0, 700, 0.5)], 0.22)
     assert sorted((c.pips.a, c.pips.b) for c in kept) == [(0, 0), (1, 1)]
     assert [c.confidence for c in kept if c.pips.a == 0] == [0.5]
 
@@ -166,10 +168,8 @@ def test_a_first_fit_of_the_sets_size_is_kept_whatever_its_bar():
     once its first fit has the set's size and shape, the bar's length is no reason to drop it."""
     from vision.pipeline import find_candidates
 
-    frame = TileFrame(np.float32([100, 100]), np.float32([1, 0]), 20.0, 40.0)
-    short_bar = Bar(np.float32([100, 100]), np.float32([1, 0]), 18.0, 2.0, "dark")  # 0.45 of the width
-    fit = TileFit(frame, np.float32([200, 220, 230]), "dark", 0.8, (5.0, 5.0, 5.0, 5.0))
-    first = Candidate(short_bar, fit, PipReading(3, 4, (), regularity=1.0, valid=True), 0.6)
+    first = _candidate(3, 4, 100, 0.6, bar_length=18.0)  # 0.45 of the width
+    short_bar = first.bar
     image = np.full((200, 200, 3), 128, np.uint8)
     kept = find_candidates(image, [short_bar], bar_ratio=0.8, window=(0.85, 1.18), max_pip=6,
                            half_width=20.0, aspect=2.0, reuse={id(short_bar): first}, final=True)
