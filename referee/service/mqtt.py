@@ -177,7 +177,7 @@ class MqttLink:
         self._outbox = outbox
         self._lock = threading.Condition()
         self._pending: dict[int, int | None] = {}
-        self._acked_early: set[int] = set()
+        self._answered_early: dict[int, bool] = {}  # mid -> the broker accepted it
         self._state: str | None = None
         self.connected = threading.Event()
         self.client = paho.Client(CallbackAPIVersion.VERSION2, client_id=settings.client_id,
@@ -207,9 +207,10 @@ class MqttLink:
                 self.publish_event(seq, payload)
 
     def flush(self, timeout: float = 5.0) -> bool:
-        """Wait until the broker acknowledged every event published so far (or `timeout`)."""
+        """Wait until the broker answered every message published so far: events, state and
+        status (or `timeout`). Once true, a new subscriber gets the retained state and status."""
         with self._lock:
-            return self._lock.wait_for(lambda: all(seq is None for seq in self._pending.values()), timeout)
+            return self._lock.wait_for(lambda: not self._pending, timeout)
 
     def stop(self, timeout: float = 5.0) -> None:
         """Deliver what is still unacknowledged (waiting up to `timeout` for the broker), say
@@ -245,13 +246,10 @@ class MqttLink:
         if info.mid == 0:
             return
         with self._lock:
-            if info.mid in self._acked_early:
-                self._acked_early.discard(info.mid)
-                done = True
-            else:
+            accepted = self._answered_early.pop(info.mid, None)
+            if accepted is None:
                 self._pending[info.mid] = seq
-                done = False
-        if done and seq is not None and self._outbox is not None:
+        if accepted and seq is not None and self._outbox is not None:
             self._outbox.mark_delivered(seq)
 
     # -- paho callbacks (network thread) -------------------------------------------------------
@@ -278,16 +276,15 @@ class MqttLink:
 
     def _published(self, client: paho.Client, userdata: Any, mid: int, reason: ReasonCode,
                    properties: Properties | None) -> None:
-        if reason.is_failure:
-            return
         with self._lock:
             if mid in self._pending:
                 seq = self._pending.pop(mid)
                 self._lock.notify_all()
             else:
-                self._acked_early.add(mid)
+                self._answered_early[mid] = not reason.is_failure
                 return
-        if seq is not None and self._outbox is not None:
+        # A refused event is not delivered: it stays in the outbox for the next start.
+        if seq is not None and self._outbox is not None and not reason.is_failure:
             self._outbox.mark_delivered(seq)
 
     def _message(self, client: paho.Client, userdata: Any, message: paho.MQTTMessage) -> None:

@@ -78,6 +78,8 @@ def test_state_status_and_commands(broker: Broker) -> None:
     link.publish_state({"turn": "Ayşe", "scores": {"Ayşe": 0}})
     link.start()
     assert link.connected.wait(10)
+    # Subscribing before the broker has stored the state would deliver it live, not retained.
+    assert link.flush(10)
     viewer = Watcher(broker, "viewer")
     viewer.subscribe("domino/t1/#")
     seen = {}
