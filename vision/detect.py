@@ -253,18 +253,33 @@ def bar_context(image: np.ndarray, bar: Bar, half_width: float) -> float:
     middle = _span(np.abs(xs) < 0.7)
     off_bar = np.abs(ys) > thick * 1.5 + 0.05
     on_line = _span(np.abs(ys) < max(thick, 0.08))
-    regions = [(_span(off_bar & (ys < 0)), middle), (_span(off_bar & (ys > 0)), middle),
-               (on_line, _span((xs < -1.03) & (xs > -1.1))), (on_line, _span((xs > 1.03) & (xs < 1.1)))]
+    # Past each end two places are looked at and the more face-like counts: a bar found a little
+    # short (its tip faded into the centre pin's shadow) reaches over the nearer one.
+    ends = ((1.03, 1.1), (1.13, 1.2))
+    regions = [(_span(off_bar & (ys < 0)), middle), (_span(off_bar & (ys > 0)), middle)]
+    regions += [(on_line, _span((xs < -lo) & (xs > -hi))) for lo, hi in ends]
+    regions += [(on_line, _span((xs > lo) & (xs < hi))) for lo, hi in ends]
     blocks = [lab[rows_s, cols_s].reshape(-1, 3) for rows_s, cols_s in regions]
-    if any(block.shape[0] < 3 for block in blocks):
+    if any(block.shape[0] < 3 for block in blocks[:2]):
         return 0.0
-    colours = [_channel_medians(block) for block in blocks]
-    reference = (colours[0] + colours[1]) / 2
+    above, below = _channel_medians(blocks[0]), _channel_medians(blocks[1])
+    reference = (above + below) / 2
+    past_ends = [_channel_medians(block) if block.shape[0] >= 3 else None for block in blocks[2:]]
     # Lightness varies across a lit face; hue and saturation much less.
     weights = np.array([0.5, 1.0, 1.0], np.float32)
     # Past the bar's ends the face's bevel darkens it: there only a change of colour counts, or
     # of lightness by much more than a bevel shades.
     end_weights = np.array([0.2, 1.0, 1.0], np.float32)
-    offsets = (np.array(colours) - reference) * np.vstack([weights, weights, end_weights, end_weights])
-    worst = float(np.sqrt(np.max(np.sum(offsets * offsets, axis=1))))
+
+    def distance(colour: np.ndarray | None, scale: np.ndarray) -> float:
+        if colour is None:
+            return np.inf
+        offset = (colour - reference) * scale
+        return float(np.sqrt(np.sum(offset * offset)))
+
+    # Per end, the more face-like of its two places (`past_ends`: near and far of one end, then
+    # of the other).
+    ends_off = [min(distance(past_ends[i], end_weights), distance(past_ends[i + 1], end_weights))
+                for i in (0, 2)]
+    worst = max([distance(above, weights), distance(below, weights), *ends_off])
     return float(np.clip(1.0 - (worst - 8.0) / 20.0, 0.0, 1.0))

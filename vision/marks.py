@@ -200,10 +200,11 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
     found = _distinct(found, pip_diameter)
     # A pin splits a short bar into pieces too short to be bars themselves: thin marks of about a
     # pip's length that are alone in their component are offered for bridging only. So are
-    # pieces a little longer that the opening lost (a thin line a few degrees off its angles).
-    pieces = []
+    # pieces a little longer that the opening lost (a thin line a few degrees off its angles);
+    # such a line as long as a bar is a bar by itself.
+    pieces, lines = [], []
     short = (sides >= 0.8 * pip_diameter) & ((sides < min_length * pip_diameter)
-                                             | (barren[1:] & (sides < 3 * pip_diameter)))
+                                             | (barren[1:] & (sides < 6 * pip_diameter)))
     for index in (np.nonzero(short)[0] + 1).tolist():
         x, y, w, h, _area = (int(v) for v in stats[index])
         points = np.argwhere(labels[y:y + h, x:x + w] == index)[:, ::-1].astype(np.int32)
@@ -212,14 +213,17 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
             continue
         center, direction, length, thickness = rect
         if length >= 0.8 * pip_diameter and min_elongation <= length / thickness <= max_elongation:
-            pieces.append(Bar(center + np.array([x, y], np.float32), direction, length, thickness, polarity))
+            piece = Bar(center + np.array([x, y], np.float32), direction, length, thickness, polarity)
+            pieces.append(piece)
+            if barren[index] and length >= min_length * pip_diameter and thickness <= 0.5 * pip_diameter:
+                lines.append(piece)
     bridged = _bridged(found + pieces, pip_diameter * pin_gap)
     bridged = _reach_ink(mask, bridged, 0.5 * pip_diameter)
     bridged = [bar for bar in bridged if bar.length >= min_length * pip_diameter]
     # Only bars about as long as a divider (four pips) are re-aimed: short pieces (grain, specks,
     # the halves of a pinned bar) give no direction worth a second fit.
     long_bars = [bar for bar in found if bar.length >= 2.5 * pip_diameter]
-    return found + bridged + _straightened(ink, long_bars)
+    return found + lines + bridged + _straightened(ink, long_bars)
 
 
 def _straightened(ink: np.ndarray, bars: list[Bar], *, min_turn_deg: float = 1.5,

@@ -16,6 +16,10 @@ from vision.marks import Bar, envelope_size, estimate_pip_diameter, find_bars, i
 from vision.pips import PipReading, read_pips
 from vision.read import SeenTile, TableView, tile_name
 
+# A divider is a thin line: the thickest seen on real sets is 0.31 half-widths, about a pip's
+# radius. The dark gap between two fingers, fitted as a tile, is half a half-width or more.
+MAX_BAR_THICKNESS = 0.45
+
 
 @dataclass(frozen=True)
 class Candidate:
@@ -59,7 +63,7 @@ def find_candidates(image: np.ndarray, bars: list[Bar], *, bar_ratio: float,
             continue  # a reading's confidence never exceeds its bar's context (0.7 of it if faint)
         fit = fit_tile(image, bar, bar_ratio=bar_ratio, window=window, half_width=half_width,
                        aspect=aspect)
-        if fit is None or fit.score <= 0:
+        if fit is None or fit.score <= 0 or bar.thickness > MAX_BAR_THICKNESS * fit.frame.half_width:
             continue
         if final and fit.score * context * (0.7 if bar.faint else 1.0) < min_confidence:
             continue  # every other factor of the confidence is at most 1
@@ -88,13 +92,13 @@ def overlap(first: TileFrame, second: TileFrame) -> float:
 
 
 def select(candidates: list[Candidate], min_confidence: float, *,
-           max_overlap: float = 0.2) -> list[Candidate]:
+           max_overlap: float = 0.2, kept: list[Candidate] | None = None) -> list[Candidate]:
     """The best candidate per place: a candidate overlapping a better one is dropped.
 
     A reading of fewer than two pips needs twice `min_confidence`: pips are what only a tile
     shows, while a pale outline around a dark line is also the gap between two fingers, a streak
-    of wood grain or the edge of a back."""
-    kept: list[Candidate] = []
+    of wood grain or the edge of a back. Places taken by `kept` (an earlier choice) stay theirs."""
+    kept = list(kept or [])
     for cand in sorted(candidates, key=lambda c: -c.confidence):
         if cand.confidence < min_confidence * (2.0 if cand.pips.a + cand.pips.b < 2 else 1.0):
             continue
@@ -132,6 +136,19 @@ def set_members(candidates: list[Candidate], spread: float = 0.2) -> list[Candid
     near = np.abs(sizes[:, None] - sizes[None, :]) <= spread
     best = int(np.argmax(near.astype(np.float64) @ weights))
     return [c for c, inside in zip(candidates, near[best], strict=True) if inside]
+
+
+def first_readings_to_keep(first: list[Candidate], refit: list[Candidate], *, half_width: float,
+                           aspect: float, spread: float = 0.08) -> list[Candidate]:
+    """First-pass readings whose bar the refit at the set's size read nothing from.
+
+    The narrower refit can slide off a half whose pips touch a seam; a first reading within
+    `spread` of the set's size and shape stands in for it. Blank and one-pip readings, the
+    likeliest false ones, get no second chance."""
+    refitted = {id(c.bar) for c in refit}
+    return [c for c in first if id(c.bar) not in refitted and c.pips.a + c.pips.b >= 2
+            and abs(c.fit.frame.half_width / half_width - 1) < spread
+            and abs(c.fit.frame.half_length / c.fit.frame.half_width / aspect - 1) < spread]
 
 
 def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
@@ -177,11 +194,13 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
         agree = {id(c.bar): c for c in wide
                  if abs(c.fit.frame.half_width / size - 1) < 0.04
                  and abs(c.fit.frame.half_length / c.fit.frame.half_width / aspect - 1) < 0.04}
-        chosen = select(find_candidates(image, bars, bar_ratio=ratio, window=(0.85, 1.18),
-                                        max_pip=max_pip, half_width=size, aspect=aspect,
-                                        min_confidence=min_confidence, contexts=contexts,
-                                        reuse=agree, final=True),
-                        min_confidence)
+        final = find_candidates(image, bars, bar_ratio=ratio, window=(0.85, 1.18),
+                                max_pip=max_pip, half_width=size, aspect=aspect,
+                                min_confidence=min_confidence, contexts=contexts,
+                                reuse=agree, final=True)
+        chosen = select(final, min_confidence)
+        near = first_readings_to_keep(wide, final, half_width=size, aspect=aspect)
+        chosen = select(near, min_confidence, kept=chosen)  # only where the refit left room
     else:
         chosen = []
     if tile_length_px is not None:

@@ -51,6 +51,26 @@ def _filled(mask: np.ndarray) -> np.ndarray:
     return out
 
 
+def _chained_pips(ink: np.ndarray, labels: np.ndarray, stats: np.ndarray, index: int, cut: float,
+                  min_area: float) -> list[tuple[float, float]]:
+    """Centres (patch px) of the round pips a long mark falls into at higher thresholds, or []
+    when it stays a bar. Bright pips glow, and a column of three merges at the reading threshold;
+    a bar shrinks evenly as the threshold rises, or breaks into long pieces."""
+    x, y, w, h = (int(v) for v in stats[index, :4])
+    own = np.where(labels[y:y + h, x:x + w] == index, ink[y:y + h, x:x + w], 0.0)
+    for factor in (1.5, 2.0, 2.5):
+        count, _, parts, centres = cv2.connectedComponentsWithStats(
+            (own > cut * factor).astype(np.uint8), connectivity=8)
+        pieces = [i for i in range(1, count) if parts[i, cv2.CC_STAT_AREA] >= 0.5 * min_area * PPW * PPW]
+        if len(pieces) < 2:
+            continue
+        sides = [(parts[i, cv2.CC_STAT_WIDTH], parts[i, cv2.CC_STAT_HEIGHT]) for i in pieces]
+        if any(max(side) > 1.6 * min(side) for side in sides):
+            return []
+        return [(float(centres[i][0]) + x, float(centres[i][1]) + y) for i in pieces]
+    return []
+
+
 def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarity: str, *,
               threshold: float = 0.35, divider_band: float = 0.2, rim: float = 0.12,
               grow: float = 0.0, bar_band: float = 0.14, bar_thickness: float | None = None,
@@ -90,7 +110,8 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
     rows, cols = mask.shape
     unit = float(PPW * PPW)
-    marks: list[tuple[float, float, float, int]] = []  # x, y, area, component (0: pieces joined)
+    # x, y, area, component (0: pieces joined, -1: one of a chain of merged pips)
+    marks: list[tuple[float, float, float, int]] = []
     valid = True
     for index in range(1, count):
         area = stats[index, cv2.CC_STAT_AREA] / unit
@@ -105,21 +126,32 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
         if ((left == 0 or right >= cols) and height_px > 0.6 * PPW) or (
                 (top == 0 or bottom >= rows) and width_px > 0.6 * PPW):
             continue  # a strip along the edge: the table or a neighbour beyond the fitted outline
+        if (left == 0 or right >= cols) and (top == 0 or bottom >= rows):
+            continue  # the table seen past a rounded corner: a pip, even one cut by an edge, is in one
         from_centre = (centroids[index][1] - (rows - 1) / 2) / PPW
         if area < min_area or abs(y) < divider_band or abs(x) > 1 - rim or abs(from_centre) > length - rim:
             continue
         w, h = stats[index, cv2.CC_STAT_WIDTH] / PPW, stats[index, cv2.CC_STAT_HEIGHT] / PPW
+        found = [(x, y, area, index)]
         if max(w, h) > 0.9 and max(w, h) > 2.5 * min(w, h):
-            valid = False  # a bar or an edge runs through this half
-            continue
-        # Two pieces of one pip (split by a highlight or a ring) are one pip.
-        for k, (mx, my, marea, _) in enumerate(marks):
-            if (mx - x) ** 2 + (my - y) ** 2 < 0.3 ** 2:
-                total = marea + area
-                marks[k] = ((mx * marea + x * area) / total, (my * marea + y * area) / total, total, 0)
-                break
-        else:
-            marks.append((x, y, area, index))
+            chain = _chained_pips(ink, labels, stats, index, cut, min_area)
+            if not chain:
+                valid = False  # a bar or an edge runs through this half
+                continue
+            # Component -1: each is one pip, however much glow its share of the area holds.
+            found = [((cx - (cols - 1) / 2) / PPW, (cy - middle) / PPW, area / len(chain), -1)
+                     for cx, cy in chain]
+        for mark in found:
+            # Two pieces of one pip (split by a highlight or a ring) are one pip.
+            px, py, parea, _ = mark
+            for k, (mx, my, marea, _) in enumerate(marks):
+                if (mx - px) ** 2 + (my - py) ** 2 < 0.3 ** 2:
+                    total = marea + parea
+                    marks[k] = ((mx * marea + px * parea) / total, (my * marea + py * parea) / total,
+                                total, 0)
+                    break
+            else:
+                marks.append(mark)
     areas = np.array([m[2] for m in marks if m[2] <= max_pip_area])
     reference = float(np.median(areas)) if areas.size else 0.09
     a = b = 0
@@ -128,7 +160,8 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
     for x, y, area, index in marks:
         # Blurred pips that touch make one long blob of several pips' area; a round blob that
         # large is one pip of a bolder colour than the other half's (red beside brown on black).
-        several = area > 1.6 * reference and (index == 0 or variance_ratio(labels, stats, index) > 1.4 * 1.4)
+        several = area > 1.6 * reference and (
+            index == 0 or (index > 0 and variance_ratio(labels, stats, index) > 1.4 * 1.4))
         n = max(1, round(area / reference)) if several else 1
         irregular += abs(area / reference - n) / n
         if y < 0:
