@@ -194,8 +194,8 @@ def test_a_first_reading_with_pips_stands_where_the_refit_reads_nothing():
              _candidate(6, 6, 700, 0.5), _candidate(1, 2, 900, 0.5)]
     refit = [_candidate(4, 4, 505, 0.4)]  # the third place, read again at the set's size
     refit[0] = replace(refit[0], bar=first[2].bar)
-    wide = replace(first[4].fit, frame=TileFrame(np.float32([900, 100]), np.float32([1, 0]), 23.0, 46.0))
-    first[4] = replace(first[4], fit=wide)  # 15 % wider than the set's tiles
+    too_wide = replace(first[4].fit, frame=TileFrame(np.float32([900, 100]), np.float32([1, 0]), 23.0, 46.0))
+    first[4] = replace(first[4], fit=too_wide)  # 15 % wider than the set's tiles
     stand_in = first_readings_to_keep(first, refit, half_width=20.0, aspect=2.0)
     assert [(c.pips.a, c.pips.b) for c in stand_in] == [(2, 5), (6, 6)]
     taken = _candidate(5, 5, 705, 0.7)  # a better reading already holds the fourth place
