@@ -119,19 +119,17 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
         # From the divider found above, not the frame's middle: a frame a little off along the
         # tile would put what is left of a centre pin past the divider band.
         y = (centroids[index][1] - middle) / PPW
-        left, top = stats[index, cv2.CC_STAT_LEFT], stats[index, cv2.CC_STAT_TOP]
-        right = left + stats[index, cv2.CC_STAT_WIDTH]
-        bottom = top + stats[index, cv2.CC_STAT_HEIGHT]
-        width_px, height_px = right - left, bottom - top
-        if ((left == 0 or right >= cols) and height_px > 0.6 * PPW) or (
-                (top == 0 or bottom >= rows) and width_px > 0.6 * PPW):
+        left, top, width_px, height_px = (int(v) for v in stats[index, :4])
+        at_side = left == 0 or left + width_px >= cols
+        at_end = top == 0 or top + height_px >= rows
+        if (at_side and height_px > 0.6 * PPW) or (at_end and width_px > 0.6 * PPW):
             continue  # a strip along the edge: the table or a neighbour beyond the fitted outline
-        if (left == 0 or right >= cols) and (top == 0 or bottom >= rows):
+        if at_side and at_end:
             continue  # the table seen past a rounded corner: a pip, even one cut by an edge, is in one
         from_centre = (centroids[index][1] - (rows - 1) / 2) / PPW
         if area < min_area or abs(y) < divider_band or abs(x) > 1 - rim or abs(from_centre) > length - rim:
             continue
-        w, h = stats[index, cv2.CC_STAT_WIDTH] / PPW, stats[index, cv2.CC_STAT_HEIGHT] / PPW
+        w, h = width_px / PPW, height_px / PPW
         found = [(x, y, area, index)]
         if max(w, h) > 0.9 and max(w, h) > 2.5 * min(w, h):
             chain = _chained_pips(ink, labels, stats, index, cut, min_area)
