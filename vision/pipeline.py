@@ -19,6 +19,7 @@ from vision.read import SeenTile, TableView, tile_name
 # A divider is a thin line: the thickest seen on real sets is 0.31 half-widths, about a pip's
 # radius. The dark gap between two fingers, fitted as a tile, is half a half-width or more.
 MAX_BAR_THICKNESS = 0.45
+GREY_FACE = (60.0, 160.0)  # brightest channel of a face that can hold dark or bright pips
 
 
 @dataclass(frozen=True)
@@ -70,12 +71,26 @@ def find_candidates(image: np.ndarray, bars: list[Bar], *, bar_ratio: float,
         pips = read_pips(image, fit.frame, fit.face_bgr, fit.polarity, bar_thickness=bar.thickness)
         if not pips.valid or pips.a > max_pip or pips.b > max_pip:
             continue
+        if pips.a + pips.b == 0 and _pips_of_the_other_polarity(image, fit, bar.thickness):
+            continue
         smooth = float(np.clip(1.0 - (pips.clutter - 0.02) / 0.04, 0.0, 1.0))
         confidence = fit.score * (0.6 + 0.4 * pips.regularity) * context * smooth
         if bar.faint:
             confidence *= 0.7
         out.append(Candidate(bar, fit, pips, confidence))
     return out
+
+
+def _pips_of_the_other_polarity(image: np.ndarray, fit: TileFit, bar_thickness: float) -> bool:
+    """Whether a mid-grey face read blank shows two or more pips of the other polarity: then it
+    is a black set's face grey under a lamp, whose bright pips a dark mark (the seam between two
+    tiles) was read across. Only a mid-grey face can hold either: on a light face the bright ink
+    is noise in the few levels left below 255, on a black one the dark ink is noise above 0."""
+    if not GREY_FACE[0] <= float(fit.face_bgr.max()) <= GREY_FACE[1]:
+        return False
+    other = "bright" if fit.polarity == "dark" else "dark"
+    pips = read_pips(image, fit.frame, fit.face_bgr, other, bar_thickness=bar_thickness)
+    return pips.valid and pips.a + pips.b >= 2
 
 
 def _inside(point: np.ndarray, frame: TileFrame, shrink: float = 0.9) -> bool:

@@ -71,6 +71,55 @@ def _chained_pips(ink: np.ndarray, labels: np.ndarray, stats: np.ndarray, index:
     return []
 
 
+PALE_CUT = 0.6       # of the reading threshold: where a pale pip's outline is cut
+PALE_PEAK = 0.75     # of the reading threshold: how dark a pale pip's centre must be
+PALE_MASS = 0.5      # of `min_area`: a pale pip's ink summed over its outline, in half-widths²
+PALE_ROUND = 1.45    # largest variance ratio (long over short axis) of a pale pip: nearly a disc
+PALE_CLEAN = 0.01    # largest clutter of a face whose pale marks are read as pips
+PALE_RIM = 0.25      # half-widths: the least distance from a pale pip's centre to the fitted edge
+
+
+def _pale_pips(ink: np.ndarray, strong: np.ndarray, cut: float, min_area: float,
+               max_area: float) -> tuple[np.ndarray, list[tuple[float, float, int, np.ndarray]]]:
+    """Round marks that stay under the reading threshold: a small coloured pip (a sky-blue one)
+    blurred by the lens. Blur lowers a pip's peak but keeps its ink summed over its outline, so
+    such a mark counts when it is nearly a disc of a pip's size, holds enough ink in all and
+    holds no mark read at the threshold.
+
+    Returns their mask and, per mark, (x, y) centroid px, area px and its x, y, w, h box."""
+    weak = _filled((ink > cut * PALE_CUT).astype(np.uint8))
+    count, labels, stats, centroids = cv2.connectedComponentsWithStats(weak, connectivity=8)
+    unit = float(PPW * PPW)
+    # A mark found at the threshold keeps its pixels; a speck of it too small to be read (the
+    # peak of a pale pip) does not.
+    strong_px = np.bincount(labels[strong > 0], minlength=count)
+    kept: list[int] = []
+    for index in range(1, count):
+        x, y, w, h, area_px = (int(v) for v in stats[index])
+        if strong_px[index] >= min_area * unit or not min_area <= area_px / unit <= max_area:
+            continue
+        own = ink[y:y + h, x:x + w][labels[y:y + h, x:x + w] == index]
+        if (float(own.max()) < cut * PALE_PEAK or float(own.sum()) / unit < PALE_MASS * min_area
+                or variance_ratio(labels, stats, index) > PALE_ROUND):
+            continue
+        kept.append(index)
+    mask = np.isin(labels, kept).astype(np.uint8)
+    return mask, [(float(centroids[i][0]), float(centroids[i][1]), int(stats[i, cv2.CC_STAT_AREA]),
+                   stats[i, :4]) for i in kept]
+
+
+def _clutter(ink: np.ndarray, marked: np.ndarray, cut: float, middle: int, band: int) -> float:
+    """Share of the face away from the marks, the rim and the divider that is faintly marked."""
+    keep = cv2.dilate(marked, np.ones((9, 9), np.uint8)) == 0
+    inner = round(0.2 * PPW)
+    keep[:inner] = keep[-inner:] = False
+    keep[:, :inner] = keep[:, -inner:] = False
+    keep[max(0, middle - band - 2):middle + band + 3] = False
+    detail = ink - cv2.blur(ink, (25, 25))
+    faint = detail[keep]
+    return float(np.mean(faint > 0.25 * cut)) if faint.size else 0.0
+
+
 def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarity: str, *,
               threshold: float = 0.35, divider_band: float = 0.2, rim: float = 0.12,
               grow: float = 0.0, bar_band: float = 0.14, bar_thickness: float | None = None,
@@ -99,18 +148,16 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
     mask = _filled((ink > cut).astype(np.uint8))
     # A tile's face is smooth between its marks (light may shade it slowly); wood grain or felt
     # fitted as a face holds fine streaks and specks.
-    keep = cv2.dilate(mask, np.ones((9, 9), np.uint8)) == 0
-    inner = round(0.2 * PPW)
-    keep[:inner] = keep[-inner:] = False
-    keep[:, :inner] = keep[:, -inner:] = False
-    keep[max(0, middle - band - 2):middle + band + 3] = False
-    detail = ink - cv2.blur(ink, (25, 25))
-    faint = detail[keep]
-    clutter = float(np.mean(faint > 0.25 * cut)) if faint.size else 0.0
+    clutter = _clutter(ink, mask, cut, middle, band)
+    pale_mask, pale = _pale_pips(ink, mask, cut, min_area, max_pip_area)
+    if pale:
+        # A faint mark is a pip only on a face that holds no other faint marks.
+        clean = _clutter(ink, mask | pale_mask, cut, middle, band)
+        pale, clutter = (pale, clean) if clean <= PALE_CLEAN else ([], clutter)
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
     rows, cols = mask.shape
     unit = float(PPW * PPW)
-    # x, y, area, component (0: pieces joined, -1: one of a chain of merged pips)
+    # x, y, area, component (0: pieces joined, -1: one of a chain of merged pips, -2: a pale pip)
     marks: list[tuple[float, float, float, int]] = []
     valid = True
     for index in range(1, count):
@@ -150,7 +197,15 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
                     break
             else:
                 marks.append(mark)
-    areas = np.array([m[2] for m in marks if m[2] <= max_pip_area])
+    for px, py, area_px, (left, top, width_px, height_px) in pale:
+        x, y = (px - (cols - 1) / 2) / PPW, (py - middle) / PPW
+        from_centre = (py - (rows - 1) / 2) / PPW
+        touches = left == 0 or top == 0 or left + width_px >= cols or top + height_px >= rows
+        # Held further from the rim than a pip: bevel shade and a neighbour's edge are faint too.
+        inside = abs(x) <= 1 - PALE_RIM and abs(from_centre) <= length - PALE_RIM
+        if not touches and inside and abs(y) >= divider_band:
+            marks.append((x, y, area_px / unit, -2))
+    areas = np.array([m[2] for m in marks if m[2] <= max_pip_area and m[3] != -2])
     reference = float(np.median(areas)) if areas.size else 0.09
     a = b = 0
     centers: list[tuple[float, float]] = []
@@ -161,7 +216,8 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
         several = area > 1.6 * reference and (
             index == 0 or (index > 0 and variance_ratio(labels, stats, index) > 1.4 * 1.4))
         n = max(1, round(area / reference)) if several else 1
-        irregular += abs(area / reference - n) / n
+        if index != -2:  # a pale pip's outline, cut lower, says nothing of its size
+            irregular += abs(area / reference - n) / n
         if y < 0:
             a += n
         else:
