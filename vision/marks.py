@@ -7,6 +7,7 @@ the light level; the envelope is a grey closing computed at reduced resolution t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -155,13 +156,14 @@ def ink_ratio(image_bgr: np.ndarray, *, polarity: str = "dark", window: int = 31
 
 def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
               min_length: float = 1.8, min_elongation: float = 3.0, max_elongation: float = 30.0,
-              angles: int = 12, polarity: str = "dark", pin_gap: float = 1.2) -> list[Bar]:
+              angles: int = 12, polarity: str = "dark", pin_gap: float = 1.5) -> list[Bar]:
     """Straight marks at least `min_length` pips long and `min_elongation` times longer than thick.
 
     Bars often touch the pips beside them or a shadow line. Each large component of `ink > threshold`
     is opened with a line of 1.6 pip diameters at `angles` orientations: a round pip does not hold
     such a line and vanishes, a bar does, and each orientation keeps only what runs along it.
-    Two collinear pieces less than `pin_gap` pips apart are also offered joined (see `_bridged`).
+    Two collinear pieces less than `pin_gap` pips apart are also offered joined (see `_bridged`),
+    unless a line crosses the gap between them (see `_seam_between`).
     """
     mask = (ink > threshold).astype(np.uint8)
     _count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
@@ -217,7 +219,8 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
             pieces.append(piece)
             if barren[index] and length >= min_length * pip_diameter and thickness <= 0.5 * pip_diameter:
                 lines.append(piece)
-    bridged = _bridged(found + pieces, pip_diameter * pin_gap)
+    bridged = _bridged(found + pieces, pip_diameter * pin_gap, seam=lambda centre, axis:
+                       _seam_between(mask, centre, axis, pip_diameter))
     bridged = _reach_ink(mask, bridged, 0.5 * pip_diameter)
     bridged = [bar for bar in bridged if bar.length >= min_length * pip_diameter]
     # Only bars about as long as a divider (four pips) are re-aimed: short pieces (grain, specks,
@@ -304,11 +307,32 @@ def _line_fit(x: np.ndarray, y: np.ndarray,
     return slope, offset, error
 
 
-def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:
+def _seam_between(mask: np.ndarray, centre: np.ndarray, axis: np.ndarray, pip_diameter: float) -> bool:
+    """Whether a line crosses `axis` at `centre` (image px) in `mask` (uint8, non-zero on ink):
+    ink on both sides of the axis from 0.6 to 2 pips out, where a pin (a round spot on the axis)
+    has none. The dividers of two tiles side by side are collinear, with the seam between them."""
+    normal = np.array([-axis[1], axis[0]], np.float64)
+    steps = np.linspace(0.6, 2.0, 8) * pip_diameter
+    height, width = mask.shape
+    for side in (-1.0, 1.0):
+        points = np.rint(centre[None, :] + side * steps[:, None] * normal[None, :]).astype(np.int64)
+        inside = (points[:, 0] >= 0) & (points[:, 0] < width) & (points[:, 1] >= 0) & (points[:, 1] < height)
+        points = points[inside]
+        # The seam may sit a pixel or two off the middle of the gap: look one pixel either way.
+        near = [mask[np.clip(points[:, 1] + dy, 0, height - 1), np.clip(points[:, 0] + dx, 0, width - 1)]
+                for dx, dy in ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1))]
+        if points.shape[0] == 0 or float(np.mean(np.max(near, axis=0) > 0)) < 0.6:
+            return False
+    return True
+
+
+def _bridged(bars: list[Bar], max_gap: float,
+             seam: Callable[[np.ndarray, np.ndarray], bool] | None = None) -> list[Bar]:
     """Bars put together from two collinear pieces of similar length with a short gap between.
 
     A light metal pin in the middle of a thin bar splits it in two; the halves stay candidates
-    too, and the fitting keeps whichever makes a tile.
+    too, and the fitting keeps whichever makes a tile. `seam(gap_centre, axis)`, when given,
+    says whether a line crosses the gap: then the pieces are two tiles' dividers, not one.
     """
     if len(bars) < 2:
         return []
@@ -347,6 +371,10 @@ def _bridged(bars: list[Bar], max_gap: float) -> list[Bar]:
     for k in np.nonzero(ok)[0].tolist():
         first, second = bars[first_i[k]], bars[second_i[k]]
         axis = unit[k].astype(np.float32)
+        inner_ends = first.center + axis * (first.length / 2), second.center - axis * (second.length / 2)
+        gap_centre = ((inner_ends[0] + inner_ends[1]) / 2).astype(np.float64)
+        if seam is not None and seam(gap_centre, axis.astype(np.float64)):
+            continue
         length = float(distance[k]) + (first.length + second.length) / 2
         center = (first.center + second.center) / 2 + axis * ((second.length - first.length) / 4)
         joined.append(Bar(center.astype(np.float32), axis, length,

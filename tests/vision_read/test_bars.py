@@ -55,3 +55,29 @@ def test_thousands_of_bars_are_straightened_in_blocks():
     many = _straightened(ink, tilted * 2500)
     assert len(many) == 2500 * len(one)
     assert all(np.allclose(bar.direction, one[0].direction) for bar in many[::500])
+
+
+def _two_collinear_pieces(*, seam: bool, pin: bool) -> np.ndarray:
+    """Ink of two 2.6-pip pieces (as their rectangles measure) on one line, 1.4 pips apart: the
+    halves of a divider split by a pin, or (with a `seam` crossing the gap) the dividers of two
+    tiles lying side by side."""
+    pip = 8.0
+    ink = np.zeros((200, 300), np.float32)
+    cv2.line(ink, (100, 100), (118, 100), 1.0, 2)
+    cv2.line(ink, (132, 100), (150, 100), 1.0, 2)
+    if seam:
+        cv2.line(ink, (125, 40), (125, 160), 0.8, 2)
+    if pin:
+        cv2.circle(ink, (125, 100), int(pip * 0.4), 0.5, -1)
+    return ink
+
+
+@pytest.mark.parametrize("seam, pin, bridged", [(False, False, True), (False, True, True),
+                                                 (True, False, False)])
+def test_collinear_pieces_are_bridged_unless_a_seam_crosses_the_gap(seam, pin, bridged):
+    """A pin's gap in a divider reached 1.25 pips on small rendered tiles; the dividers of two
+    tiles side by side are as close, but the seam between the tiles crosses their gap."""
+    bars = find_bars(_two_collinear_pieces(seam=seam, pin=pin), 8.0)
+    spanning = [bar for bar in bars if bar.length > 40 and abs(float(bar.direction[0])) > 0.99
+                and np.hypot(*(bar.center - np.float32([125, 100]))) < 3]
+    assert bool(spanning) is bridged

@@ -90,6 +90,9 @@ def test_hairline_divider_split_by_a_pin_is_read():
     10914,  # the same in a row: a 1-6 and a 0-2 read as 0-6 and 0-0, and a 1-2 lost
     10965,  # grey tiles with white pips: the seam between two read as a blank across both
     10144,  # the same kind of seam on another table, a 3-5 read as 0-0
+    10158,  # small tiles whose pins cut gaps of 1.25 pips in their dividers: four tiles lost
+    10758,  # the same on one tile on wood
+    10118,  # a row of touching tiles: two dividers on one line must not be bridged over the seam
 ])
 def test_rendered_tables_read_exactly(seed):
     """Rendered tables from the tuning seeds (>= 10000; 0..499 are the held-out report set)."""
