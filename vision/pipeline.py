@@ -153,6 +153,14 @@ def set_members(candidates: list[Candidate], spread: float = 0.2) -> list[Candid
     return [c for c, inside in zip(candidates, near[best], strict=True) if inside]
 
 
+def of_the_sets_shape(candidate: Candidate, half_width: float, aspect: float, spread: float) -> bool:
+    """Whether a reading's fitted frame is within `spread` (a ratio) of the set's half-width and
+    aspect (half-length over half-width)."""
+    frame = candidate.fit.frame
+    return (abs(frame.half_width / half_width - 1) < spread
+            and abs(frame.half_length / frame.half_width / aspect - 1) < spread)
+
+
 def first_readings_to_keep(first: list[Candidate], refit: list[Candidate], *, half_width: float,
                            aspect: float, spread: float = 0.08) -> list[Candidate]:
     """First-pass readings whose bar the refit at the set's size read nothing from.
@@ -162,8 +170,7 @@ def first_readings_to_keep(first: list[Candidate], refit: list[Candidate], *, ha
     likeliest false ones, get no second chance."""
     refitted = {id(c.bar) for c in refit}
     return [c for c in first if id(c.bar) not in refitted and c.pips.a + c.pips.b >= 2
-            and abs(c.fit.frame.half_width / half_width - 1) < spread
-            and abs(c.fit.frame.half_length / c.fit.frame.half_width / aspect - 1) < spread]
+            and of_the_sets_shape(c, half_width, aspect, spread)]
 
 
 def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
@@ -206,9 +213,7 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
         size = float(np.median([c.fit.frame.half_width for c in first]))
         aspect = float(np.median([c.fit.frame.half_length / c.fit.frame.half_width for c in first]))
         # A first fit already of the set's size and shape would only be found again.
-        agree = {id(c.bar): c for c in wide
-                 if abs(c.fit.frame.half_width / size - 1) < 0.04
-                 and abs(c.fit.frame.half_length / c.fit.frame.half_width / aspect - 1) < 0.04}
+        agree = {id(c.bar): c for c in wide if of_the_sets_shape(c, size, aspect, 0.04)}
         final = find_candidates(image, bars, bar_ratio=ratio, window=(0.85, 1.18),
                                 max_pip=max_pip, half_width=size, aspect=aspect,
                                 min_confidence=min_confidence, contexts=contexts,

@@ -71,6 +71,11 @@ def _chained_pips(ink: np.ndarray, labels: np.ndarray, stats: np.ndarray, index:
     return []
 
 
+# What a mark stands for when it is not one component of the reading threshold's mask.
+MERGED = 0    # pieces of one pip (split by a highlight or a ring) put together
+CHAINED = -1  # one of the round pips a long glowing mark fell into at higher thresholds
+PALE = -2     # a pip under the threshold (see `_pale_pips`)
+
 PALE_CUT = 0.6       # of the reading threshold: where a pale pip's outline is cut
 PALE_PEAK = 0.75     # of the reading threshold: how dark a pale pip's centre must be
 PALE_MASS = 0.5      # of `min_area`: a pale pip's ink summed over its outline, in half-widths²
@@ -108,14 +113,20 @@ def _pale_pips(ink: np.ndarray, strong: np.ndarray, cut: float, min_area: float,
                    stats[i, :4]) for i in kept]
 
 
-def _clutter(ink: np.ndarray, marked: np.ndarray, cut: float, middle: int, band: int) -> float:
-    """Share of the face away from the marks, the rim and the divider that is faintly marked."""
+def _at_borders(box: np.ndarray, cols: int, rows: int) -> tuple[bool, bool]:
+    """Whether a mark's (x, y, w, h) box touches a side, and an end, of a patch cols x rows."""
+    left, top, width, height = (int(v) for v in box[:4])
+    return left == 0 or left + width >= cols, top == 0 or top + height >= rows
+
+
+def _clutter(detail: np.ndarray, marked: np.ndarray, cut: float, middle: int, band: int) -> float:
+    """Share of the face away from the marks, the rim and the divider that is faintly marked, from
+    `detail` (the ink less its local mean)."""
     keep = cv2.dilate(marked, np.ones((9, 9), np.uint8)) == 0
     inner = round(0.2 * PPW)
     keep[:inner] = keep[-inner:] = False
     keep[:, :inner] = keep[:, -inner:] = False
     keep[max(0, middle - band - 2):middle + band + 3] = False
-    detail = ink - cv2.blur(ink, (25, 25))
     faint = detail[keep]
     return float(np.mean(faint > 0.25 * cut)) if faint.size else 0.0
 
@@ -148,16 +159,17 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
     mask = _filled((ink > cut).astype(np.uint8))
     # A tile's face is smooth between its marks (light may shade it slowly); wood grain or felt
     # fitted as a face holds fine streaks and specks.
-    clutter = _clutter(ink, mask, cut, middle, band)
+    detail = ink - cv2.blur(ink, (25, 25))
+    clutter = _clutter(detail, mask, cut, middle, band)
     pale_mask, pale = _pale_pips(ink, mask, cut, min_area, max_pip_area)
     if pale:
         # A faint mark is a pip only on a face that holds no other faint marks.
-        clean = _clutter(ink, mask | pale_mask, cut, middle, band)
+        clean = _clutter(detail, mask | pale_mask, cut, middle, band)
         pale, clutter = (pale, clean) if clean <= PALE_CLEAN else ([], clutter)
     count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
     rows, cols = mask.shape
     unit = float(PPW * PPW)
-    # x, y, area, component (0: pieces joined, -1: one of a chain of merged pips, -2: a pale pip)
+    # x, y, area, and the component's label, or MERGED, CHAINED or PALE
     marks: list[tuple[float, float, float, int]] = []
     valid = True
     for index in range(1, count):
@@ -166,9 +178,8 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
         # From the divider found above, not the frame's middle: a frame a little off along the
         # tile would put what is left of a centre pin past the divider band.
         y = (centroids[index][1] - middle) / PPW
-        left, top, width_px, height_px = (int(v) for v in stats[index, :4])
-        at_side = left == 0 or left + width_px >= cols
-        at_end = top == 0 or top + height_px >= rows
+        width_px, height_px = int(stats[index, cv2.CC_STAT_WIDTH]), int(stats[index, cv2.CC_STAT_HEIGHT])
+        at_side, at_end = _at_borders(stats[index, :4], cols, rows)
         if (at_side and height_px > 0.6 * PPW) or (at_end and width_px > 0.6 * PPW):
             continue  # a strip along the edge: the table or a neighbour beyond the fitted outline
         if at_side and at_end:
@@ -183,8 +194,8 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
             if not chain:
                 valid = False  # a bar or an edge runs through this half
                 continue
-            # Component -1: each is one pip, however much glow its share of the area holds.
-            found = [((cx - (cols - 1) / 2) / PPW, (cy - middle) / PPW, area / len(chain), -1)
+            # Each is one pip, however much glow its share of the area holds.
+            found = [((cx - (cols - 1) / 2) / PPW, (cy - middle) / PPW, area / len(chain), CHAINED)
                      for cx, cy in chain]
         for mark in found:
             # Two pieces of one pip (split by a highlight or a ring) are one pip.
@@ -193,19 +204,18 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
                 if (mx - px) ** 2 + (my - py) ** 2 < 0.3 ** 2:
                     total = marea + parea
                     marks[k] = ((mx * marea + px * parea) / total, (my * marea + py * parea) / total,
-                                total, 0)
+                                total, MERGED)
                     break
             else:
                 marks.append(mark)
-    for px, py, area_px, (left, top, width_px, height_px) in pale:
+    for px, py, area_px, box in pale:
         x, y = (px - (cols - 1) / 2) / PPW, (py - middle) / PPW
         from_centre = (py - (rows - 1) / 2) / PPW
-        touches = left == 0 or top == 0 or left + width_px >= cols or top + height_px >= rows
         # Held further from the rim than a pip: bevel shade and a neighbour's edge are faint too.
         inside = abs(x) <= 1 - PALE_RIM and abs(from_centre) <= length - PALE_RIM
-        if not touches and inside and abs(y) >= divider_band:
-            marks.append((x, y, area_px / unit, -2))
-    areas = np.array([m[2] for m in marks if m[2] <= max_pip_area and m[3] != -2])
+        if not any(_at_borders(box, cols, rows)) and inside and abs(y) >= divider_band:
+            marks.append((x, y, area_px / unit, PALE))
+    areas = np.array([m[2] for m in marks if m[2] <= max_pip_area and m[3] != PALE])
     reference = float(np.median(areas)) if areas.size else 0.09
     a = b = 0
     centers: list[tuple[float, float]] = []
@@ -214,9 +224,9 @@ def read_pips(image: np.ndarray, frame: TileFrame, face_bgr: np.ndarray, polarit
         # Blurred pips that touch make one long blob of several pips' area; a round blob that
         # large is one pip of a bolder colour than the other half's (red beside brown on black).
         several = area > 1.6 * reference and (
-            index == 0 or (index > 0 and variance_ratio(labels, stats, index) > 1.4 * 1.4))
+            index == MERGED or (index > 0 and variance_ratio(labels, stats, index) > 1.4 * 1.4))
         n = max(1, round(area / reference)) if several else 1
-        if index != -2:  # a pale pip's outline, cut lower, says nothing of its size
+        if index != PALE:  # a pale pip's outline, cut lower, says nothing of its size
             irregular += abs(area / reference - n) / n
         if y < 0:
             a += n
