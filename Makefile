@@ -36,6 +36,7 @@ demo: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check referee vision firmware_bridge tests benchmarks
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy referee firmware_bridge vision

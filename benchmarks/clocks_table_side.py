@@ -17,12 +17,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from referee.leaving import LedgerEntry
-from referee.ledger import Ledger, MatchSettlement, record_hash
+from referee.club.ledger import Ledger, MatchSettlement, record_hash
 from referee.record import load_record, replay
-from referee.table_observer import replay_with_table
+from referee.table.leaving import LedgerEntry
+from referee.table.observer import replay_with_table
 
-RECORD = Path(__file__).resolve().parents[1] / "tests" / "clocks" / "records" / "italian-clock-in-time.json"
+RECORD = Path(__file__).resolve().parents[1] / "tests" / "referee" / "table" / "records" / "italian-clock-in-time.json"
 BOOKINGS = 500
 
 

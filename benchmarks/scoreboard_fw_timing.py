@@ -23,8 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from firmware_bridge.codec import Frame, Status, StatusReply
 from firmware_bridge.display import layout
+from firmware_bridge.protocol.codec import Frame, Status, StatusReply
 from firmware_bridge.scoreboard import Scoreboard
 from firmware_bridge.simavr import DisplayShown, SimulatedBoard, build_firmware, build_harness, firmware_size
 
@@ -75,7 +75,7 @@ def countdown(board: SimulatedBoard, scoreboard: Scoreboard, seconds: float) -> 
 def round_trips(board: SimulatedBoard, count: int) -> None:
     import serial
 
-    from firmware_bridge.codec import FrameProtocol, Hello
+    from firmware_bridge.protocol.codec import FrameProtocol, Hello
 
     port = serial.serial_for_url(board.port, timeout=1)
     protocol = FrameProtocol()

@@ -20,9 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from firmware_bridge.codec import Ack, Frame, SetScores
 from firmware_bridge.emulator import Emulator
 from firmware_bridge.link import Link
+from firmware_bridge.protocol.codec import Ack, Frame, SetScores
 
 BAUD = 115200
 BITS_PER_BYTE = 10  # start bit, 8 data bits, stop bit

@@ -70,12 +70,12 @@ def main(argv: list[str] | None = None) -> int:
     from paho.mqtt.enums import CallbackAPIVersion
 
     from firmware_bridge.scoreboard import Scoreboard
-    from referee.config import parse_config
-    from referee.service.app import build_table
-    from referee.service.camera import demo_camera, observation_input, quiet_reader
-    from referee.service.demo import simulated_match
-    from referee.service.devices import ScoreboardDisplay
-    from referee.service.ports import Input
+    from referee.app.assembly import build_table
+    from referee.app.camera import demo_camera, observation_input, quiet_reader
+    from referee.app.config import parse_config
+    from referee.app.demo import simulated_match
+    from referee.app.devices import ScoreboardDisplay
+    from referee.app.ports import Input
 
     frame_ms = 1000.0 / args.fps
     work = Path(tempfile.mkdtemp(prefix="service-latency-"))

@@ -18,8 +18,8 @@ import time
 
 import numpy as np
 
-from vision.film import fixed_camera_film, random_plays
 from vision.read import read_image
+from vision.synth.film import fixed_camera_film, random_plays
 from vision.synth.style import PLAIN_STYLE, random_style
 from vision.tracker import TilePlaced, Tracker
 

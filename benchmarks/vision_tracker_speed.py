@@ -22,8 +22,8 @@ from collections.abc import Iterator
 import cv2
 import numpy as np
 
-from vision.film import fixed_camera_film, random_plays
 from vision.read import read_image
+from vision.synth.film import fixed_camera_film, random_plays
 from vision.synth.scene import Frame
 from vision.synth.style import PLAIN_STYLE
 from vision.tracker import TilePlaced, Tracker

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from firmware_bridge.codec import Beep, BeepPattern
+from firmware_bridge.protocol.codec import Beep, BeepPattern
 
 
 @dataclass(frozen=True)

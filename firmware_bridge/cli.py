@@ -13,10 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 from firmware_bridge.beeps import duration_ms
-from firmware_bridge.codec import Beep, ButtonPress
 from firmware_bridge.display import Cell, cells_text, layout
+from firmware_bridge.protocol.codec import Beep, ButtonPress
+from firmware_bridge.protocol.session import LinkError
 from firmware_bridge.scoreboard import Scoreboard
-from firmware_bridge.session import LinkError
 from firmware_bridge.terminal import render
 
 BEEPS = ("ok", "warning", "error", "timeout", "match-end")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from referee.errors import DominoError
+from firmware_bridge.errors import BridgeError
 
 DIGITS = 24
 SCORE_DIGITS = 16
@@ -45,7 +45,7 @@ def _font() -> dict[str, int]:
 FONT: dict[str, int] = _font()
 
 
-class DisplayValueError(DominoError, ValueError):
+class DisplayValueError(BridgeError, ValueError):
     """A value the scoreboard cannot show (a seat, a clock, a message)."""
 
 

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from firmware_bridge.board import BeepRecord, BoardModel
-from firmware_bridge.codec import button_code
 from firmware_bridge.display import Cell, cells_text
+from firmware_bridge.protocol.board import BeepRecord, BoardModel
+from firmware_bridge.protocol.codec import button_code
 
 POLL_INTERVAL = 0.01
 

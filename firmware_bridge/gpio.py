@@ -23,8 +23,8 @@ from typing import Any
 from gpiozero import LED, Button, Buzzer
 
 from firmware_bridge.beeps import tones
-from firmware_bridge.codec import Beep, BeepPattern, ButtonPress
-from referee.errors import DominoError
+from firmware_bridge.errors import BridgeError
+from firmware_bridge.protocol.codec import Beep, BeepPattern, ButtonPress
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ PIN_FACTORIES = {
 }
 
 
-class GpioError(DominoError, ValueError):
+class GpioError(BridgeError, ValueError):
     """A GPIO setting or pin that cannot be used."""
 
 
@@ -125,13 +125,13 @@ class GpioPanel:
             self._devices += [self.buzzer, self.ok_led, self.error_led]
         except Exception as error:
             self.close()
-            if isinstance(error, DominoError):
+            if isinstance(error, BridgeError):
                 raise
             raise GpioError(f"cannot set up the GPIO pins: {error}") from error
 
     @classmethod
     def from_config(cls, section: Mapping[str, Any], **options: Any) -> GpioPanel:
-        """Build from the `[gpio]` section of the table configuration (`referee.config`)."""
+        """Build from the `[gpio]` section of the table configuration (`referee.app.config`)."""
         factory = options.pop("pin_factory", None)
         if factory is None:
             factory = pin_factory_by_name(section.get("pin_factory", "default"))

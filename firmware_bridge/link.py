@@ -20,7 +20,8 @@ from typing import Any
 
 import serial
 
-from firmware_bridge.codec import (
+from firmware_bridge.display import DisplayState
+from firmware_bridge.protocol.codec import (
     Frame,
     FrameProtocol,
     GarbageFrame,
@@ -29,8 +30,7 @@ from firmware_bridge.codec import (
     Status,
     StatusReply,
 )
-from firmware_bridge.display import DisplayState
-from firmware_bridge.session import Delivery, LinkError, LinkEvent, LinkState, Session
+from firmware_bridge.protocol.session import Delivery, LinkError, LinkEvent, LinkState, Session
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from firmware_bridge.codec import (
+from firmware_bridge.display import MAX_SEATS, MAX_TENTHS, DisplayState, DisplayValueError, check_text
+from firmware_bridge.emulator import Emulator
+from firmware_bridge.link import Link
+from firmware_bridge.protocol.codec import (
     Beep,
     BeepPattern,
     ButtonAction,
@@ -34,10 +37,7 @@ from firmware_bridge.codec import (
     ShowMessage,
     StatusReply,
 )
-from firmware_bridge.display import MAX_SEATS, MAX_TENTHS, DisplayState, DisplayValueError, check_text
-from firmware_bridge.emulator import Emulator
-from firmware_bridge.link import Link
-from firmware_bridge.session import Delivery, LinkError, LinkEvent, LinkState
+from firmware_bridge.protocol.session import Delivery, LinkError, LinkEvent, LinkState
 
 log = logging.getLogger(__name__)
 

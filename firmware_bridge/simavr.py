@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from firmware_bridge.display import DIGITS, SEG_DP, Cell, cells_text
-from referee.errors import DominoError
+from firmware_bridge.errors import BridgeError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 FIRMWARE_DIR = PACKAGE_DIR / "firmware"
@@ -40,7 +40,7 @@ BUTTONS = ("start", "pass", "continue")
 START_TIMEOUT = 10.0
 
 
-class SimavrError(DominoError, RuntimeError):
+class SimavrError(BridgeError, RuntimeError):
     """The firmware or the harness could not be built or run."""
 
 

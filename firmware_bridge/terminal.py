@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-from firmware_bridge.board import BeepRecord
 from firmware_bridge.display import (
     DIGITS,
     SEG_A,
@@ -25,6 +24,7 @@ from firmware_bridge.display import (
     DisplayState,
     cells_text,
 )
+from firmware_bridge.protocol.board import BeepRecord
 
 GROUP_TITLES = ("seat 1", "seat 2", "seat 3", "seat 4", "clock", "move")
 

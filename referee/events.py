@@ -16,6 +16,9 @@ from typing import Any
 
 from referee.moves import RecordError
 
+# The game record's format name and version (`referee.record` reads and writes it).
+FORMAT, VERSION = "domino-record", 1
+
 GAME_ACTIONS: tuple[str, ...] = ("play", "draw", "pass", "deal", "reveal", "redeal")
 TABLE_ACTIONS: tuple[str, ...] = (
     "start", "away", "back", "timeout", "continue", "leave", "substitute", "clock",

@@ -1,6 +1,6 @@
 """Typed, documented settings: one `Field` describes a key, its type, default and allowed values.
 
-Both the table configuration (`referee.config`) and the rule-set options (`referee.options`) are
+Both the table configuration (`referee.app.config`) and the rule-set options (`referee.options`) are
 declared as tuples of fields, so one validator gives every key the same one-line error message.
 """
 

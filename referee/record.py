@@ -12,52 +12,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from referee.errors import DominoError
-from referee.events import event_action
+from referee.events import FORMAT, VERSION, event_action
 from referee.fields import SettingError
 from referee.moves import RecordError
 from referee.options import RULE_SET_NAMES, validate_options
+from referee.referee import Referee
 from referee.tiles import Tile
-
-if TYPE_CHECKING:
-    from referee.referee import Referee
-
-FORMAT, VERSION = "domino-record", 1
-
-
-def build_record(referee: Referee) -> dict[str, Any]:
-    """The record of a referee's accepted events."""
-    match = referee.match
-    last = max([hand_no for hand_no, _ in referee.accepted] + [match.hand_index, 0])
-    hands: list[dict[str, Any]] = []
-    for index in range(last + 1):
-        entry: dict[str, Any] = {}
-        leader = None
-        if index < len(match.results):
-            leader = match.results[index]["leader"]
-        elif index == match.hand_index and match.hand is not None and match.hand.lead_seat is not None:
-            leader = referee.players[match.hand.lead_seat]
-        if leader is not None:
-            entry["leader"] = leader
-        if index in referee.deals:
-            entry.update(referee.deals[index])
-        entry["events"] = [dict(event) for hand_no, event in referee.accepted
-                           if hand_no == index and "deal" not in event]
-        hands.append(entry)
-    while len(hands) > 1 and not hands[-1]["events"] and "dealt" not in hands[-1]:
-        hands.pop()
-    document: dict[str, Any] = {
-        "format": FORMAT, "version": VERSION,
-        "rules": referee.rules.name, "options": dict(referee.rules.options),
-        "players": list(referee.players),
-    }
-    if referee.teams:
-        document["teams"] = [list(team) for team in referee.teams]
-    document["hands"] = hands
-    return document
-
 
 def load_record(source: str | Path) -> dict[str, Any]:
     """Read and validate a record file; raise `RecordError` naming the file and the field."""
@@ -160,8 +123,6 @@ def replay(document: Mapping[str, Any], observers: tuple[object, ...] = ()) -> d
 def replay_with_referee(document: Mapping[str, Any],
                         observers: tuple[object, ...] = ()) -> tuple[Referee, dict[str, Any]]:
     """`replay`, also returning the referee in its final state."""
-    from referee.referee import Referee
-
     validate_record(document)
     hands = document["hands"]
     full = bool(hands) and "dealt" in hands[0]

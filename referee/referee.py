@@ -31,7 +31,7 @@ from typing import Any, Protocol
 from referee.analysis import analyse
 from referee.audit import audit
 from referee.errors import DominoError
-from referee.events import TABLE_ACTIONS, event_action
+from referee.events import FORMAT, TABLE_ACTIONS, VERSION, event_action
 from referee.hand import HandState
 from referee.line import END_INDEX, END_NAMES
 from referee.match import Match, number
@@ -393,8 +393,32 @@ class Referee:
         return "move"
 
     def record(self) -> dict[str, Any]:
-        """The `domino-record` v1 document of the accepted events so far."""
-        from referee.record import build_record
-
-        document: dict[str, Any] = build_record(self)
+        """The `domino-record` v1 document of the accepted events so far (`referee.record` reads it)."""
+        match = self.match
+        last = max([hand_no for hand_no, _ in self.accepted] + [match.hand_index, 0])
+        hands: list[dict[str, Any]] = []
+        for index in range(last + 1):
+            entry: dict[str, Any] = {}
+            leader = None
+            if index < len(match.results):
+                leader = match.results[index]["leader"]
+            elif index == match.hand_index and match.hand is not None and match.hand.lead_seat is not None:
+                leader = self.players[match.hand.lead_seat]
+            if leader is not None:
+                entry["leader"] = leader
+            if index in self.deals:
+                entry.update(self.deals[index])
+            entry["events"] = [dict(event) for hand_no, event in self.accepted
+                               if hand_no == index and "deal" not in event]
+            hands.append(entry)
+        while len(hands) > 1 and not hands[-1]["events"] and "dealt" not in hands[-1]:
+            hands.pop()
+        document: dict[str, Any] = {
+            "format": FORMAT, "version": VERSION,
+            "rules": self.rules.name, "options": dict(self.rules.options),
+            "players": list(self.players),
+        }
+        if self.teams:
+            document["teams"] = [list(team) for team in self.teams]
+        document["hands"] = hands
         return document

@@ -10,7 +10,7 @@ from referee.line import END_NAMES
 from referee.match import Match, deal
 from referee.moves import DRAW, PASS, Move
 from referee.players import Strategy
-from referee.record import FORMAT, VERSION
+from referee.events import FORMAT, VERSION
 from referee.rules import RuleSet
 
 DEFAULT_NAMES: tuple[str, ...] = ("Ayşe", "Burak", "Cem", "Deniz")

@@ -17,8 +17,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from referee.errors import DominoError
-from vision.synth.geometry import TILE_LENGTH_MM, TILE_WIDTH_MM, project
+from vision.errors import VisionError
+from vision.plane import TILE_LENGTH_MM, TILE_WIDTH_MM, project
 
 ARUCO_DICTIONARY = cv2.aruco.DICT_4X4_50
 MARKER_IDS = (0, 1, 2, 3)
@@ -27,7 +27,7 @@ CALIBRATION_FORMAT = "domino-calibration"
 Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 in mm
 
 
-class CalibrationError(DominoError, ValueError):
+class CalibrationError(VisionError):
     """The markers were not found, or a calibration file is not valid."""
 
 

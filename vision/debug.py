@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import frame_from_corners
-from vision.read import TableView
+from vision.types import TableView
 
 
 def draw_view(image_bgr: np.ndarray, view: TableView) -> np.ndarray:

@@ -14,7 +14,7 @@ from vision.layout import find_joins
 from vision.markers import find_markers, on_marker
 from vision.marks import Bar, envelope_size, estimate_pip_diameter, find_bars, ink_ratio
 from vision.pips import PipReading, read_pips
-from vision.read import SeenTile, TableView, tile_name
+from vision.types import SeenTile, TableView, tile_name
 
 # A divider is a thin line: the thickest seen on real sets is 0.31 half-widths, about a pip's
 # radius. The dark gap between two fingers, fitted as a tile, is half a half-width or more.

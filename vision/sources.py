@@ -3,7 +3,9 @@ synthetic table. Every source is an iterable of `(t, frame)`: `t` in seconds fro
 clock where it has one (a file's position, an image's index over the folder's frame rate, a
 synthetic frame's time), the BGR frame as a uint8 array.
 
-Open one from a text spec with `open_source("0" | "game.mp4" | "shots/" | "rtsp://…" | "synth:7")`.
+Open one from a text spec with `open_source("0" | "game.mp4" | "shots/" | "rtsp://…")`; the
+synthetic table's `"synth:7"` opens through `vision.synth.source.open_source`, which adds it (the
+renderer lives in `vision.synth`, which imports vision and never the other way round).
 """
 
 from __future__ import annotations
@@ -16,13 +18,13 @@ from typing import Protocol, runtime_checkable
 import cv2
 import numpy as np
 
-from referee.errors import DominoError
+from vision.errors import VisionError
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 STREAM_SCHEMES = ("rtsp://", "rtsps://", "http://", "https://", "udp://", "tcp://")
 
 
-class SourceError(DominoError, ValueError):
+class SourceError(VisionError):
     """A frame source that cannot be opened or read."""
 
 
@@ -116,8 +118,9 @@ class SyntheticSource:
 
 
 def open_source(spec: str, *, fps: float = 1.0) -> FrameSource:
-    """Open a frame source from text: a camera index ("0"), a URL, a folder, a video file, or
-    "synth:SEED" (a synthetic game filmed from seed SEED)."""
+    """Open a frame source from text: a camera index ("0"), a URL, a folder or a video file.
+
+    "synth:SEED" (a synthetic game) is `vision.synth.source.open_source`'s; here it is refused."""
     text = spec.strip()
     if not text:
         raise SourceError("empty frame source: give a camera index, a file, a folder, a URL or synth:SEED")
@@ -126,12 +129,8 @@ def open_source(spec: str, *, fps: float = 1.0) -> FrameSource:
     if text.startswith(STREAM_SCHEMES):
         return CaptureSource(text, describe=repr(text))
     if text.startswith("synth:"):
-        seed_text = text.removeprefix("synth:") or "0"
-        if not seed_text.isdigit():
-            raise SourceError(f"synthetic source {spec!r}: the seed must be a whole number, as in synth:7")
-        from vision.film import demo_game_frames
-
-        return SyntheticSource(demo_game_frames(int(seed_text)))
+        raise SourceError(f"frame source {spec!r}: synthetic sources open with "
+                          "vision.synth.source.open_source")
     path = Path(text)
     if path.is_dir():
         return ImageFolderSource(path, fps)

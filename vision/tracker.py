@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration, CalibrationError, TableLayout, calibrate_from_markers
-from vision.synth.geometry import project
+from vision.plane import project
 
 ANALYSIS_WIDTH = 320  # pixels: motion and change are judged on a small copy of the frame
 

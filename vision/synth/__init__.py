@@ -7,4 +7,4 @@ Everything is deterministic from a seed.
 """
 
 # Submodules are imported by name (vision.synth.scene, .style, .film…): `vision.calibration`
-# uses vision.synth.geometry, and an eager import here would make that circular.
+# uses vision.plane, and an eager import here would make that circular.

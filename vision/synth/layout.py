@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.synth.geometry import TILE_LENGTH_MM, TILE_WIDTH_MM
+from vision.plane import TILE_LENGTH_MM, TILE_WIDTH_MM
 from vision.synth.scene import PlacedTile
 
 Rect = tuple[float, float, float, float]

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import TableLayout
-from vision.synth.geometry import TILE_LENGTH_MM, TILE_WIDTH_MM
+from vision.plane import TILE_LENGTH_MM, TILE_WIDTH_MM
 from vision.synth.hands import SKIN_TONES, SLEEVES, Hand, hand_masks
 from vision.synth.layout import LayoutError, LineOfPlay
 from vision.synth.scene import PlacedTile, Scene

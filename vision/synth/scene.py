@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import MARKER_IDS, TableLayout, marker_image
-from vision.synth.geometry import TILE_LENGTH_MM, TILE_WIDTH_MM, project, tile_corners
+from vision.plane import TILE_LENGTH_MM, TILE_WIDTH_MM, project, tile_corners
 from vision.synth.hands import Hand, draw_hand
 from vision.synth.sprites import Sprite, back_sprite, face_sprite
 from vision.synth.style import Style

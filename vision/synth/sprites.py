@@ -12,7 +12,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from vision.synth.geometry import TILE_LENGTH_MM, TILE_WIDTH_MM
+from vision.plane import TILE_LENGTH_MM, TILE_WIDTH_MM
 from vision.synth.pips import pip_positions, pip_radius
 from vision.synth.style import Colour, Style
 

@@ -1,0 +1,183 @@
+"""Assembling a table from its configuration: the service, its devices and its broker link.
+
+`Table` owns the threads: the consumer, the ticker, the MQTT network loop and one per input device.
+Devices are found by the configuration; each part that is missing from this installation (no
+camera, no scoreboard) is reported in `Table.notes` and the table runs without it.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from referee.app.clock import MoveClock, NoClock
+from referee.app.core import MatchSettings, RefereeFactory
+from referee.app.eventlog import EventLog
+from referee.app.mqtt import MqttLink, MqttSettings
+from referee.app.ports import Display, Feed, Signals
+from referee.app.service import TableService
+
+
+class Device(Protocol):
+    """An input device: feeds the table from its own thread between `start` and `stop`."""
+
+    def start(self, feed: Feed) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+def engine_referee(settings: MatchSettings) -> Any:
+    """The rules engine for a real table (table knowledge: the referee sees only the table), with
+    the table side (move clock, stepping away, leaving and substitutes) attached as its observer."""
+    from referee.options import validate_options
+    from referee.referee import Referee
+
+    teams = [list(team) for team in settings.teams] or None
+    options = validate_options(settings.rules, dict(settings.options))
+    observers: list[Any] = []
+    try:
+        from referee.app.config import SECTIONS
+        from referee.fields import validate_section
+        from referee.table.clocks import clock_from_config
+        from referee.table.observer import TableObserver
+        from referee.table.tableside import TableSide
+    except ImportError:  # an engine without the table side: untimed play
+        pass
+    else:
+        section = validate_section(SECTIONS["clock"], dict(settings.clock), "clock.")
+        policy = clock_from_config(section, settings.rules)
+        observers.append(TableObserver(TableSide(settings.rules, list(settings.players), options, policy)))
+    return Referee(settings.rules, list(settings.players), options=options, teams=teams, knowledge="table",
+                   observers=observers)
+
+
+class FanOutDisplay:
+    def __init__(self, displays: list[Display]) -> None:
+        self.displays = displays
+
+    def show(self, view: Any) -> None:
+        for display in self.displays:
+            display.show(view)
+
+    def sync(self, view: Any) -> None:
+        for display in self.displays:
+            display.sync(view)
+
+
+class FanOutSignals:
+    def __init__(self, signals: list[Signals]) -> None:
+        self.signals = signals
+
+    def signal(self, name: str) -> None:
+        for target in self.signals:
+            target.signal(name)
+
+
+@dataclass
+class Table:
+    """A running table: `start` resumes or waits for Start, `stop` closes everything in order."""
+
+    service: TableService
+    link: MqttLink | None = None
+    devices: list[Device] = field(default_factory=list)
+    closers: list[Callable[[], None]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    resumed: bool = False
+
+    def start(self, tick_interval: float | None = 0.1) -> None:
+        self.resumed = self.service.resume()
+        if not self.resumed:
+            self.service.publish_idle()
+        if self.link is not None:
+            self.link.start()
+        self.service.start(tick_interval)
+        for device in self.devices:
+            device.start(self.service.feed)
+
+    def stop(self) -> None:
+        for device in self.devices:
+            device.stop()
+        self.service.stop()
+        if self.link is not None:
+            self.link.stop()
+        for close in self.closers:
+            close()
+        self.service.log.close()
+
+
+def build_table(config: Any, *, referee_factory: RefereeFactory = engine_referee,
+                clock_factory: Callable[[], MoveClock] | None = None,
+                displays: list[Display] | None = None, signals: list[Signals] | None = None,
+                devices: list[Device] | None = None, data_dir: Path | None = None,
+                now: Callable[[], float] = time.monotonic, mqtt: bool | None = None) -> Table:
+    """A `Table` from a validated `Config`; the keyword arguments add or replace parts."""
+    settings = MatchSettings.from_config(config)
+    data = Path(data_dir or config["storage"]["data_dir"])
+    log = EventLog(data / "events.sqlite")
+    service = TableService(settings, log=log, referee_factory=referee_factory,
+                           clock_factory=clock_factory or service_clock(config),
+                           display=FanOutDisplay(list(displays or [])),
+                           signals=FanOutSignals(list(signals or [])), now=now, records_dir=data / "records")
+    table = Table(service, devices=list(devices or []))
+    if config["mqtt"]["enabled"] if mqtt is None else mqtt:
+        link = MqttLink(MqttSettings.from_config(config), on_command=service.command, outbox=log)
+        service.publisher = link
+        table.link = link
+    return table
+
+
+def service_clock(config: Any) -> Callable[[], MoveClock]:
+    """The move clock the configuration asks for, through the engine's clock policies when present."""
+    try:
+        from referee.app.clockadapter import clock_factory  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return NoClock
+    factory: Callable[[], MoveClock] = clock_factory(config)
+    return factory
+
+
+def print_line(text: str) -> None:
+    """One line on stdout, flushed at once (progress lines are read by other programs)."""
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+class ScriptDevice:
+    """`run --inputs FILE`: a script of inputs as a device (see `referee.app.sources`)."""
+
+    def __init__(self, path: str, now: Callable[[], float], *, skip_through: int = 0,
+                 interval: float = 0.0, on_error: Callable[[str], None] | None = None) -> None:
+        self.path = path
+        self.now = now
+        self.skip_through = skip_through
+        self.interval = interval
+        self.on_error = on_error
+        self.finished = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self, feed: Feed) -> None:
+        self._thread = threading.Thread(target=self._run, args=(feed,), name="script", daemon=True)
+        self._thread.start()
+
+    def _run(self, feed: Feed) -> None:
+        from referee.app.sources import run_script
+
+        try:
+            if self.path == "-":
+                run_script(sys.stdin, feed, self.now, skip_through=self.skip_through, interval=self.interval,
+                           stop=self._stop, on_error=self.on_error)
+            else:
+                with open(self.path, encoding="utf-8") as lines:
+                    run_script(lines, feed, self.now, skip_through=self.skip_through,
+                               interval=self.interval, stop=self._stop, on_error=self.on_error)
+        finally:
+            self.finished.set()
+
+    def stop(self) -> None:
+        self._stop.set()

@@ -1,0 +1,85 @@
+"""`domino-referee run --config FILE`: referee a real table until interrupted."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import threading
+from typing import Any
+
+from referee.app.config import load_config
+
+
+def register(subparsers: Any) -> None:
+    run = subparsers.add_parser(
+        "run", help="referee a real table (camera, serial scoreboard, GPIO, MQTT from the config)",
+        description="Referee a real table. Resumes an unfinished match from the event log in the "
+                    "data directory after a crash or power cut.")
+    run.add_argument("--config", required=True, help="the table configuration (TOML)")
+    run.add_argument("--data-dir", help="event log and records here instead of [storage] data_dir")
+    run.add_argument("--inputs", metavar="FILE",
+                     help="also feed table inputs from a JSON-lines file ('-' for stdin) - a replay or test "
+                          "driver; with it the camera is not opened")
+    run.add_argument("--input-interval", type=float, default=0.0, metavar="SECONDS",
+                     help="pause between --inputs lines")
+    run.add_argument("--exit-at-end", action="store_true", help="exit when the match is over")
+    run.add_argument("--progress", action="store_true",
+                     help="print one JSON line per handled input on stdout (for supervising programs)")
+    run.add_argument("--no-camera", action="store_true", help="do not open the camera")
+    run.set_defaults(handler=run_table)
+
+
+def run_table(args: argparse.Namespace) -> int:
+    import time
+    from pathlib import Path
+
+    from referee.app.assembly import ScriptDevice, build_table, print_line
+    from referee.app.hardware import hardware_parts
+
+    config = load_config(args.config)
+    data_dir = Path(args.data_dir) if args.data_dir else None
+    parts = hardware_parts(config, camera=not (args.no_camera or args.inputs))
+    table = build_table(config, displays=parts.displays, signals=parts.signals, devices=parts.devices,
+                        data_dir=data_dir)
+    table.closers.extend(parts.closers)
+    table.notes.extend(parts.notes)
+    done = threading.Event()
+    service = table.service
+    if args.progress:
+        def progress(inp: Any, logged: bool) -> None:
+            core = service.core
+            print_line(json.dumps({"kind": inp.kind, "line": inp.data.get("line"), "logged": logged,
+                                   "phase": None if core is None else core.phase}))
+        service.on_processed = progress
+    skip = last_script_line(service) if args.inputs else 0
+    if args.inputs:
+        table.devices.append(ScriptDevice(args.inputs, time.monotonic, skip_through=skip,
+                                          interval=args.input_interval, on_error=service.note))
+    entry = service.log.last_match()
+    # Restarted after its match ended (killed before it could exit): deliver what is left, stop.
+    finished = bool(args.inputs and args.exit_at_end and entry is not None and entry.finished and skip)
+    if finished:
+        table.devices.clear()
+    signal.signal(signal.SIGTERM, lambda *_: done.set())
+    table.start()
+    for note in table.notes:
+        print_line(f"# {note}")
+    if args.progress:
+        print_line(json.dumps({"ready": True, "resumed": table.resumed, "skip_through": skip}))
+    try:
+        while not finished and not done.wait(0.2):
+            if args.exit_at_end and service.match_over.is_set():
+                break
+    except KeyboardInterrupt:
+        pass
+    table.stop()
+    return 0
+
+
+def last_script_line(service: Any) -> int:
+    entry = service.log.last_match()
+    if entry is None:
+        return 0
+    lines = [int(i.data["line"]) for i in service.log.inputs(entry.id) if isinstance(i.data.get("line"), int)]
+    return max(lines, default=0)

@@ -1,0 +1,446 @@
+"""The table: one ordered queue of inputs, one consumer that logs each input and then acts on it.
+
+Devices (camera tracker, buttons, scoreboard buttons, MQTT commands, the ticker) run on their own
+threads and only call `TableService.feed`. The consumer thread is the only code that touches the
+engine. Time comes from an injected clock (``time.monotonic`` in production, a controlled one in
+tests); the engine is given match time ``t`` (seconds since Start) as an argument.
+
+Order of work for every input: decide whether it matters (`TableCore.admit`), write it to the event
+log (fsync'd), act on it (`TableCore.act`), store the resulting events in the outbox, then tell the
+scoreboard, buzzer/LEDs and MQTT. A restart replays the log through the same `act`, so the table
+resumes exactly where it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field, is_dataclass
+from typing import Any
+
+from referee.app.clock import MoveClock, NoClock
+from referee.app.ports import BoardView, Input
+
+LOGGED_KINDS = ("start", "continue", "pass", "undo", "away", "back", "leave", "substitute", "lead",
+                "placed", "removed", "boneyard", "revealed", "timeout")
+PLAYER_EVENTS = ("away", "back", "leave")
+
+
+@dataclass(frozen=True)
+class MatchSettings:
+    """What a match is played with; stored with the match so a resume rebuilds the same referee."""
+
+    table_id: str
+    rules: str
+    players: tuple[str, ...]
+    teams: tuple[tuple[str, ...], ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+    clock: Mapping[str, Any] = field(default_factory=dict)   # the [clock] section
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"table_id": self.table_id, "rules": self.rules, "players": list(self.players),
+                "teams": [list(team) for team in self.teams], "options": dict(self.options),
+                "clock": dict(self.clock)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> MatchSettings:
+        return cls(str(data["table_id"]), str(data["rules"]), tuple(data["players"]),
+                   tuple(tuple(team) for team in data.get("teams", ())), dict(data.get("options", {})),
+                   dict(data.get("clock", {})))
+
+    @classmethod
+    def from_config(cls, config: Any) -> MatchSettings:
+        table = config["table"]
+        return cls(table["id"], table["rules"], tuple(table["players"]),
+                   tuple(tuple(team) for team in table["teams"]), dict(config.rule_options),
+                   dict(config["clock"]))
+
+
+RefereeFactory = Callable[[MatchSettings], Any]
+
+
+def jsonable(value: Any) -> Any:
+    """Engine results (dataclasses, tiles, tuples) as JSON values."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if is_dataclass(value) and not isinstance(value, type):
+        return jsonable(asdict(value))
+    if isinstance(value, Mapping):
+        return {str(key): jsonable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [jsonable(item) for item in value]
+    to_dict = getattr(value, "to_dict", None) or getattr(value, "as_dict", None)
+    if callable(to_dict):
+        return jsonable(to_dict())
+    return str(value)
+
+
+@dataclass
+class Outcome:
+    """What acting on one input produced: events to publish and signals/messages for the table."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+    signals: list[str] = field(default_factory=list)
+    changed: bool = True
+
+
+class TableCore:
+    """The referee's side of a match: turns table inputs into engine events. No I/O, no threads."""
+
+    def __init__(self, settings: MatchSettings, referee: Any, clock: MoveClock | None = None) -> None:
+        self.settings = settings
+        self.referee = referee
+        self.clock = clock or NoClock()
+        self.phase = "playing"
+        self.pending: str | None = None
+        self.boneyard: int | None = None
+        self.hand_started = False
+        self.hand = 1
+        self.message = ""
+        self.revealed: dict[str, list[str]] = {}
+        self.claimed: str | None = None
+        # The engine's table side (move clock, absences) when the referee has one attached.
+        self.side = next((o.side for o in getattr(referee, "observers", ()) if hasattr(o, "side")),
+                         None)
+        self.turn_began = 0.0
+        self.warned = False
+        self.last_t = 0.0
+
+    # -- what the table looks like -----------------------------------------------------------
+    def turn(self) -> str | None:
+        if self.phase != "playing":
+            return None
+        turn = getattr(self.referee, "turn", None)
+        if isinstance(turn, int) and not isinstance(turn, bool):
+            return self.settings.players[turn]
+        return None if turn is None else str(turn)
+
+    def snapshot(self) -> dict[str, Any]:
+        snap = self.referee.snapshot()
+        return dict(snap) if isinstance(snap, Mapping) else {"engine": jsonable(snap)}
+
+    def scores(self) -> dict[str, float]:
+        """Points per player or side (`turkish`: penalties), as the engine keeps them."""
+        snap = self.snapshot()
+        for key in ("scores", "penalties"):
+            value = snap.get(key)
+            if isinstance(value, Mapping):
+                return {str(name): float(points) for name, points in value.items()
+                        if isinstance(points, (int, float))}
+        return {name: 0.0 for name in self.settings.players}
+
+    def engine_boneyard(self) -> int | None:
+        value = self.snapshot().get("boneyard")
+        return value if isinstance(value, int) else None
+
+    def on_table(self) -> set[str]:
+        snap = self.snapshot()
+        for key in ("table", "line", "tiles", "played"):
+            value = snap.get(key)
+            if isinstance(value, list):
+                tiles: set[str] = set()
+                for item in value:
+                    text = item.get("tile") if isinstance(item, Mapping) else item
+                    if text is not None:
+                        tiles.add(str(text))
+                return tiles
+        return set()
+
+    def remaining(self, t: float) -> float | None:
+        player = self.turn()
+        if player is None:
+            return None
+        if self.side is not None:
+            left = self.side.clock.time_left(t)
+            return None if left is None else float(left)
+        return self.clock.remaining(player, t - self.turn_began)
+
+    def view(self, t: float) -> BoardView:
+        scores = self.scores()
+        since = self.turn_began if self.side is None else self.side.clock.turn_started
+        return BoardView(scores=tuple(scores.items()), turn=self.turn(), clock=self.remaining(t),
+                         boneyard=self.engine_boneyard(), message=self.message, hand=self.hand,
+                         phase=self.phase, clock_since=since)
+
+    def state(self, t: float) -> dict[str, Any]:
+        snap = self.snapshot()
+        view = self.view(t)
+        return {
+            "table": self.settings.table_id, "rules": self.settings.rules,
+            "players": list(self.settings.players), "teams": [list(team) for team in self.settings.teams],
+            "options": jsonable(self.settings.options), "phase": self.phase, "hand": self.hand,
+            "turn": view.turn, "scores": dict(view.scores), "open_ends": jsonable(snap.get("open_ends")),
+            "table_tiles": sorted(self.on_table()), "boneyard": self.engine_boneyard(),
+            "hand_sizes": jsonable(snap.get("hand_sizes")), "awaiting": snap.get("awaiting"),
+            "clock": None if view.turn is None else {"player": view.turn, "remaining": view.clock},
+            "table_side": None if self.side is None else jsonable(self.side.snapshot(t)),
+            "message": self.message, "waiting_for_removal": self.pending, "t": round(self.last_t, 3),
+            "engine": jsonable(snap),
+        }
+
+    # -- deciding and acting -------------------------------------------------------------------
+    def admit(self, inp: Input) -> tuple[bool, str]:
+        """Whether the input changes the match (and so is logged); else a note for the table."""
+        kind, data = inp.kind, inp.data
+        if self.phase == "match-over":
+            return False, "the match is over: press Start for a new one"
+        if kind == "start":
+            return False, "a match is running"
+        if kind == "placed":
+            if self.pending is not None:
+                return False, f"take back {self.pending} first"
+            if str(data.get("tile")) in self.on_table():
+                return False, ""
+            return True, ""
+        if kind == "removed":
+            if data.get("tile") == self.pending:
+                return True, ""
+            if self.phase == "playing" and str(data.get("tile")) in self.on_table():
+                return False, f"{data.get('tile')} left the table: press Undo if it was misread"
+            return False, ""
+        if kind == "revealed" and self.snapshot().get("awaiting") != "reveal":
+            return False, "no hand is waiting to be revealed"
+        if kind == "boneyard":
+            known = self.engine_boneyard()
+            count = data.get("count")
+            if not isinstance(count, int) or isinstance(count, bool):
+                return False, f"boneyard count {count!r} is not a number"
+            # More face-down tiles than the referee counts is a deal in progress, not a draw.
+            return known is not None and count < known, ""
+        return kind in LOGGED_KINDS, ""
+
+    def act(self, kind: str, data: Mapping[str, Any], t: float) -> Outcome:
+        """Apply one logged input at match time ``t`` (live or while replaying the log)."""
+        self.last_t = t
+        handler = getattr(self, "_on_" + kind.replace("-", "_"))
+        outcome: Outcome = handler(data, t)
+        return outcome
+
+    def _engine(self, event: dict[str, Any], t: float, outcome: Outcome, *, describe: dict[str, Any]) -> bool:
+        before = self.turn()
+        try:
+            verdict = self.referee.apply({**event, "t": round(t, 3)})
+            ok, error = bool(getattr(verdict, "ok", False)), str(getattr(verdict, "error", "") or "refused")
+        except Exception as exc:  # the engine's errors quote the input; a refusal all the same
+            verdict, ok, error = None, False, str(exc)
+        name = describe.pop("event")
+        if not ok:
+            outcome.events.append({"event": "refused", "refused": name, **describe, "error": error,
+                                   "t": round(t, 3)})
+            outcome.signals.append("error")
+            self.message = error
+            return False
+        points = jsonable(getattr(verdict, "points", 0))
+        outcome.events.append({"event": name, **describe, "points": points, "t": round(t, 3)})
+        self.message = ""
+        findings = jsonable(getattr(verdict, "findings", None))
+        if findings:
+            outcome.events.append({"event": "findings", "findings": findings, "t": round(t, 3)})
+        self._results(verdict, t, outcome)
+        self._claim_clock()
+        if self.turn() != before:
+            if before is not None:
+                self.clock.moved(before, t - self.turn_began)
+            self.turn_began, self.warned = t, False
+        return True
+
+    def _claim_clock(self) -> None:
+        """Name the running move's player on the table side's clock as soon as the engine knows it
+        (the table side itself learns it only from that player's next event)."""
+        clock = None if self.side is None else self.side.clock
+        turn = self.turn()
+        if clock is not None and turn is not None and clock.turn_running and clock.on_move is None:
+            clock.claim(turn)
+
+    def _results(self, verdict: Any, t: float, outcome: Outcome) -> None:
+        hand = getattr(verdict, "hand_result", None)
+        if hand is not None:
+            outcome.events.append({"event": "hand", "hand": self.hand, "result": jsonable(hand),
+                                   "t": round(t, 3)})
+            outcome.signals.append("hand")
+            self.hand += 1
+            self.hand_started = False
+            self.revealed = {}
+            self.boneyard = None
+            self.turn_began = t
+        match = getattr(verdict, "match_result", None)
+        if match is not None:
+            outcome.events.append({"event": "match", "result": jsonable(match), "t": round(t, 3)})
+            outcome.signals.append("match")
+            self.phase = "match-over"
+            self.message = "match over"
+
+    def _on_start(self, data: Mapping[str, Any], t: float) -> Outcome:
+        outcome = Outcome()
+        self.referee.apply({"start": True, "t": round(t, 3)})
+        self._claim_clock()
+        self.turn_began = t
+        outcome.events.append({"event": "start", "players": list(self.settings.players),
+                               "rules": self.settings.rules, "t": round(t, 3)})
+        return outcome
+
+    def _on_placed(self, data: Mapping[str, Any], t: float) -> Outcome:
+        outcome = Outcome()
+        tile, player = str(data["tile"]), self.turn() or self.claimed
+        if player is None:
+            self.pending = tile
+            self.message = f"who leads {tile}? the leader presses their seat button - take it back"
+            outcome.events.append({"event": "refused", "refused": "play", "tile": tile,
+                                   "error": "nobody claimed the lead", "t": round(t, 3)})
+            outcome.signals.append("error")
+            return outcome
+        event: dict[str, Any] = {"player": player, "play": tile}
+        end = data.get("end")
+        try:
+            ends = list(self.referee.legal_ends(tile))
+        except Exception:  # an unreadable tile is the engine's to refuse in apply
+            ends = []
+        if end and len(ends) > 1:
+            event["end"] = str(end)
+        if self._engine(event, t, outcome, describe={"event": "play", "player": player, "tile": tile,
+                                                     "end": event.get("end")}):
+            self.hand_started = True
+            self.claimed = None
+            outcome.signals.insert(0, "ok")
+        else:
+            self.pending = tile
+            self.message = f"{tile}: {self.message} - take it back"
+        return outcome
+
+    def _on_removed(self, data: Mapping[str, Any], t: float) -> Outcome:
+        self.pending = None
+        self.message = ""
+        return Outcome(events=[{"event": "taken-back", "tile": data["tile"], "t": round(t, 3)}])
+
+    def _on_boneyard(self, data: Mapping[str, Any], t: float) -> Outcome:
+        outcome = Outcome()
+        count = int(data["count"])
+        known = self.engine_boneyard()
+        drawn = 0 if known is None else known - count
+        for _ in range(max(drawn, 0)):
+            player = self.turn()
+            if not self._engine({"player": player, "draw": 1}, t, outcome,
+                                describe={"event": "draw", "player": player}):
+                break
+        self.boneyard = count
+        return outcome
+
+    def _on_revealed(self, data: Mapping[str, Any], t: float) -> Outcome:
+        outcome = Outcome()
+        player = self.zone_player(data.get("zone"))
+        tiles = [str(tile) for tile in data.get("tiles", ())]
+        self.revealed[player] = tiles
+        sizes = self.snapshot().get("hand_sizes") or {}
+        waiting = [name for name, count in sizes.items() if count and name not in self.revealed]
+        if waiting:
+            outcome.events.append({"event": "revealed", "player": player, "tiles": tiles,
+                                   "waiting_for": waiting, "t": round(t, 3)})
+            return outcome
+        shown = dict(self.revealed)
+        self._engine({"reveal": shown}, t, outcome, describe={"event": "reveal", "hands": shown})
+        self.revealed = {}
+        return outcome
+
+    def _on_lead(self, data: Mapping[str, Any], t: float) -> Outcome:
+        self.claimed = str(data["player"])
+        return Outcome(events=[{"event": "lead-claimed", "player": self.claimed, "t": round(t, 3)}])
+
+    def zone_player(self, zone: Any) -> str:
+        players = self.settings.players
+        if isinstance(zone, str) and zone in players:
+            return zone
+        text = str(zone).rsplit("-", 1)[-1].removeprefix("seat")
+        if text.isdigit() and int(text) < len(players):
+            return players[int(text)]
+        return str(zone)
+
+    def _on_pass(self, data: Mapping[str, Any], t: float) -> Outcome:
+        outcome = Outcome()
+        player = self.turn()
+        self._engine({"player": player, "pass": True}, t, outcome,
+                     describe={"event": "pass", "player": player})
+        return outcome
+
+    def _on_continue(self, data: Mapping[str, Any], t: float) -> Outcome:
+        outcome = Outcome()
+        self._engine({"continue": True}, t, outcome, describe={"event": "continue"})
+        return outcome
+
+    def _on_timeout(self, data: Mapping[str, Any], t: float) -> Outcome:
+        outcome = Outcome()
+        player = str(data["player"])
+        if self._engine({"player": player, "timeout": True}, t, outcome,
+                        describe={"event": "timeout", "player": player}):
+            outcome.signals.insert(0, "timeout")
+        return outcome
+
+    def _player_event(self, kind: str, data: Mapping[str, Any], t: float) -> Outcome:
+        outcome = Outcome()
+        self._engine({"player": data["player"], kind: True}, t, outcome,
+                     describe={"event": kind, "player": data["player"]})
+        return outcome
+
+    def _on_away(self, data: Mapping[str, Any], t: float) -> Outcome:
+        return self._player_event("away", data, t)
+
+    def _on_back(self, data: Mapping[str, Any], t: float) -> Outcome:
+        return self._player_event("back", data, t)
+
+    def _on_leave(self, data: Mapping[str, Any], t: float) -> Outcome:
+        return self._player_event("leave", data, t)
+
+    def _on_substitute(self, data: Mapping[str, Any], t: float) -> Outcome:
+        outcome = Outcome()
+        self._engine({"player": data["player"], "substitute": data["substitute"]}, t, outcome,
+                     describe={"event": "substitute", "player": data["player"],
+                               "substitute": data["substitute"]})
+        return outcome
+
+    def _on_undo(self, data: Mapping[str, Any], t: float) -> Outcome:
+        outcome = Outcome()
+        try:
+            accepted = getattr(self.referee, "accepted", None)
+            if accepted and "start" in accepted[-1][1]:
+                # Start is the manager's own press, never a misread: it is not taken back.
+                raise ValueError("only the match's start is behind us")
+            undone = self.referee.undo()
+            if undone is None:
+                raise ValueError("no accepted event")
+        except Exception as error:  # nothing to undo is the table manager's mistake, not a crash
+            self.message = f"nothing to undo ({error})"
+            outcome.events.append({"event": "refused", "command": "undo", "error": self.message,
+                                   "t": round(t, 3)})
+            outcome.signals.append("error")
+            return outcome
+        self.pending = None
+        self.message = "undone"
+        if isinstance(undone, Mapping) and "play" in undone and isinstance(undone.get("player"), str):
+            self.claimed = undone["player"]   # a lead taken back is led again by the same player
+        if self.side is not None and isinstance(undone, Mapping) and ("play" in undone or "pass" in undone):
+            # The engine's observer put the mover's clock back to before the move; the move runs
+            # again from now, so the time the misread cost is not charged.
+            self.side.restart_turn(round(t, 3))   # the engine's times are rounded so
+            self._claim_clock()
+        if self.phase == "match-over":
+            self.phase = "playing"
+        outcome.events.append({"event": "undo", "undone": jsonable(undone), "t": round(t, 3)})
+        self.turn_began, self.warned = t, False
+        return outcome
+
+    def tick(self, t: float) -> tuple[str | None, float | None]:
+        """The clock's view at ``t``: ("warning"|"timeout"|None, seconds left)."""
+        left = self.remaining(t)
+        if left is None or self.phase != "playing":
+            return None, left
+        if self.side is not None:
+            if self.side.clock.flag_fallen(t):
+                return "timeout", left
+            if not self.warned and self.side.clock.warning_due(t):
+                self.warned = True
+                return "warning", left
+            return None, left
+        if left <= 0:
+            return "timeout", left
+        if not self.warned and left <= self.clock.warning_seconds:
+            self.warned = True
+            return "warning", left
+        return None, left

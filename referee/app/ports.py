@@ -1,0 +1,117 @@
+"""The small interfaces the service drives, so each device has a real and a simulated side.
+
+The service never imports a device library here: adapters in `referee.app.devices` wrap the
+scoreboard link, gpiozero and the vision tracker in these shapes, and tests use the recording ones.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+# What the buzzer (board or GPIO) plays: a legal move, a refused one, a clock warning, a timeout,
+# a hand's end and the match's end.
+SIGNALS = ("ok", "error", "warning", "timeout", "hand", "match")
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """Everything the scoreboard shows at one moment (a full-state sync sends all of it)."""
+
+    scores: tuple[tuple[str, float], ...] = ()
+    turn: str | None = None
+    clock: float | None = None
+    boneyard: int | None = None
+    message: str = ""
+    hand: int = 0
+    phase: str = "waiting"
+    clock_since: float | None = None   # match time the running turn's clock started (or restarted)
+
+
+class Display(Protocol):
+    """The scoreboard: shows a `BoardView`; `sync` resends everything (after a reconnect or resume)."""
+
+    def show(self, view: BoardView) -> None: ...
+
+    def sync(self, view: BoardView) -> None: ...
+
+
+class Signals(Protocol):
+    """Buzzer and LEDs: play one of `SIGNALS`."""
+
+    def signal(self, name: str) -> None: ...
+
+
+class Publisher(Protocol):
+    """Where state and events go (the MQTT link)."""
+
+    def publish_state(self, document: Mapping[str, Any]) -> None: ...
+
+    def publish_event(self, seq: int, payload: str) -> None: ...
+
+    def publish_error(self, message: str, received: str = "") -> None: ...
+
+
+@dataclass(frozen=True)
+class Input:
+    """One thing that happened at the table, stamped with the injected clock's time ``at``.
+
+    ``kind`` is one of: start, continue, pass, undo, sync, away, back, leave, substitute (buttons and
+    commands), placed, removed, boneyard, revealed (the camera), tick (the clock) and stop.
+    """
+
+    kind: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+    at: float = 0.0
+    origin: str = ""
+    t: float | None = None    # match time given by a script or a recording; None: from ``at``
+
+
+Feed = Callable[[Input], object]
+
+
+class NullDisplay:
+    def show(self, view: BoardView) -> None:
+        pass
+
+    def sync(self, view: BoardView) -> None:
+        pass
+
+
+class NullSignals:
+    def signal(self, name: str) -> None:
+        pass
+
+
+class RecordingDisplay:
+    """Keeps every view shown; `changed` is set on each call (tests wait on it, never sleep)."""
+
+    def __init__(self) -> None:
+        self.views: list[BoardView] = []
+        self.syncs = 0
+        self.changed = threading.Condition()
+
+    def show(self, view: BoardView) -> None:
+        with self.changed:
+            self.views.append(view)
+            self.changed.notify_all()
+
+    def sync(self, view: BoardView) -> None:
+        with self.changed:
+            self.syncs += 1
+            self.views.append(view)
+            self.changed.notify_all()
+
+    @property
+    def last(self) -> BoardView:
+        return self.views[-1] if self.views else BoardView()
+
+
+class RecordingSignals:
+    def __init__(self) -> None:
+        self.played: list[str] = []
+
+    def signal(self, name: str) -> None:
+        self.played.append(name)

@@ -1,0 +1,1 @@
+"""The club around the tables: the ledger of players, points and bars, and tournaments."""

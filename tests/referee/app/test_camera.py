@@ -1,0 +1,52 @@
+"""The camera device of `run`: frames from a folder source → vision → tracker → table inputs."""
+
+from __future__ import annotations
+
+import queue
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.app.camera import CameraDevice, CameraSettingError, camera_parts, demo_camera
+from referee.app.config import parse_config
+from referee.app.hardware import Parts
+from referee.app.ports import Input
+
+
+def test_camera_device_reads_plays_from_an_image_folder(tmp_path: Path) -> None:
+    film, _ = demo_camera((1280, 720), seed=5)
+    frames = film.new_hand(boneyard=3) + film.play(0, "1-2") + film.play(1, "1-6", "left")
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    for index, frame in enumerate(frames):
+        cv2.imwrite(str(shots / f"{index:04d}.png"), frame.image)
+    from vision.calibration import Calibration
+
+    saved = tmp_path / "calibration.json"
+    Calibration(np.linalg.inv(film.renderer.table_to_image), film.layout, (1280, 720)).save(saved)
+    config = parse_config({"camera": {"source": str(shots), "fps": 5, "calibration": "fixed",
+                                      "calibration_file": str(saved)}}, environ={})
+    parts = Parts()
+    camera_parts(parts, config)
+    device = parts.devices[0]
+    assert isinstance(device, CameraDevice) and device.calibration_file == str(saved)
+    inputs: queue.Queue[Input] = queue.Queue()
+    device.start(inputs.put)
+    assert device._thread is not None
+    device._thread.join(120)
+    seen = []
+    while not inputs.empty():
+        inp = inputs.get()
+        seen.append((inp.kind, dict(inp.data)))
+    placed = [data for kind, data in seen if kind == "placed"]
+    assert [sorted(p["tile"].split("-")) for p in placed] == [["1", "2"], ["1", "6"]], seen
+    assert device.frames == len(frames)
+
+
+def test_fixed_calibration_needs_its_file(tmp_path: Path) -> None:
+    config = parse_config({"camera": {"source": "0", "calibration": "fixed"},
+                           "storage": {"data_dir": str(tmp_path)}}, environ={})
+    with pytest.raises(CameraSettingError, match=r"calibration\.json.*calibrate table"):
+        camera_parts(Parts(), config)

@@ -1,0 +1,118 @@
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.plane import polygon_area
+from vision.synth.dataset import main as dataset_main
+from vision.synth.dataset import render_example
+from vision.synth.pips import pip_positions
+from vision.synth.scene import PlacedTile, Renderer, Scene
+from vision.synth.style import Style
+
+
+def test_same_seed_same_frame_and_labels() -> None:
+    first, second = render_example(7, (640, 360)), render_example(7, (640, 360))
+    assert np.array_equal(first.image, second.image)
+    assert first.labels == second.labels
+    other = render_example(8, (640, 360))
+    assert not np.array_equal(first.image, other.image)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_labels_are_clockwise_tile_shaped_and_inside_the_frame(seed: int) -> None:
+    frame = render_example(seed, (960, 540))
+    for entry in frame.labels["tiles"]:
+        corners = np.array(entry["corners"])
+        assert polygon_area(corners) > 0, "corners must run clockwise on screen"
+        short = np.linalg.norm(corners[1] - corners[0])
+        long = np.linalg.norm(corners[2] - corners[1])
+        assert 1.7 < long / short < 2.3
+        assert entry["tile"] == f"{min(entry['a'], entry['b'])}-{max(entry['a'], entry['b'])}"
+        assert np.all(corners >= 0) and np.all(corners[:, 0] < 960) and np.all(corners[:, 1] < 540)
+
+
+def _gray(image: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(float)
+
+
+def test_labelled_corners_lie_on_the_rendered_tile_edges(clean_frames: list) -> None:
+    for style, frame in clean_frames:
+        gray = _gray(frame.image)
+        body = gray[frame.image.shape[0] // 2, 0]  # reference: a table pixel
+        bright_tiles = style.tile_body != "black"
+        for entry in frame.labels["tiles"]:
+            c = np.array(entry["corners"])
+            centre = c.mean(axis=0)
+            for i in range(4):
+                p, q = c[i], c[(i + 1) % 4]
+                # Between the pips and away from the divider, which come close to the edges.
+                for f in (0.36, 0.64) if i % 2 == 0 else (0.18, 0.32, 0.68, 0.82):
+                    point = p + (q - p) * f
+                    normal = (point - centre) / np.linalg.norm(point - centre)
+                    inside = gray[tuple(np.round(point - 1.6 * normal).astype(int))[::-1]]
+                    outside = gray[tuple(np.round(point + 2.5 * normal).astype(int))[::-1]]
+                    if bright_tiles:
+                        assert inside > outside + 40, (entry, i, inside, outside, body)
+                    else:
+                        assert outside > inside + 40, (entry, i, inside, outside, body)
+
+
+def _half_point(corners: np.ndarray, half: str, u: float, v: float) -> np.ndarray:
+    """Image point at (u, v) half-widths from the centre of a half, through the tile's homography."""
+    unit = np.float32([[-1, 1], [-1, -1], [1, -1], [1, 1]])  # (long, across) in half-lengths
+    h = cv2.getPerspectiveTransform(unit, corners.astype(np.float32))
+    centre_u = -0.5 if half == "a" else 0.5
+    local = np.float32([[[centre_u + u * 0.5, v]]])
+    return cv2.perspectiveTransform(local, h)[0, 0]
+
+
+def test_pips_are_at_the_standard_positions(clean_frames: list) -> None:
+    grid = [(u, v) for u in (-0.56, 0.0, 0.56) for v in (-0.56, 0.0, 0.56)]
+    for style, frame in clean_frames:
+        gray = _gray(frame.image)
+        for entry in frame.labels["tiles"]:
+            corners = np.array(entry["corners"])
+            for half in ("a", "b"):
+                value = entry[half]
+                wanted = {tuple(round(x, 2) for x in p) for p in pip_positions(value)}
+                tile_tone = gray[tuple(np.round(_half_point(corners, half, 0.3, 0.85)).astype(int))[::-1]]
+                for u, v in grid:
+                    x, y = np.round(_half_point(corners, half, u, v)).astype(int)
+                    tone = gray[y - 1 : y + 2, x - 1 : x + 2].mean()
+                    has_pip = (round(u, 2), round(v, 2)) in wanted
+                    # A pip differs from the face around it; an empty place looks like the face.
+                    if has_pip:
+                        assert abs(tone - tile_tone) > 35, (style.pips, entry, half, (u, v), tone, tile_tone)
+                    else:
+                        assert abs(tone - tile_tone) < 30, (style.pips, entry, half, (u, v), tone, tile_tone)
+
+
+def test_face_down_tiles_count_but_carry_no_values() -> None:
+    tiles = (
+        PlacedTile(1, 2, 300, 300, 0),
+        PlacedTile(3, 4, 500, 300, 30, face_up=False),
+        PlacedTile(5, 6, 600, 300, 0, lifted_mm=40.0),
+    )
+    frame = Renderer(Style(), (640, 360)).render(Scene(tiles))
+    assert frame.labels["face_down"] == 1
+    assert [t["tile"] for t in frame.labels["tiles"]] == ["1-2"]
+
+
+def test_dataset_command_writes_images_and_labels(tmp_path) -> None:
+    assert (
+        dataset_main(
+            ["--out", str(tmp_path), "--count", "3", "--seed", "11", "--width", "640", "--height", "360"]
+        )
+        == 0
+    )
+    labels = json.loads((tmp_path / "labels.json").read_text())
+    assert labels["format"] == "domino-vision-labels"
+    assert sorted(labels["images"]) == ["synth-000011.jpg", "synth-000012.jpg", "synth-000013.jpg"]
+    for name, entry in labels["images"].items():
+        image = cv2.imread(str(tmp_path / name))
+        assert image.shape == (360, 640, 3)
+        assert set(entry) == {"tiles", "face_down", "joins"}

@@ -1,0 +1,59 @@
+"""The values vision hands out: a face-up tile seen in an image (`SeenTile`) and what one image
+shows (`TableView`). Every stage and the tracker share these; they import no stage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["SeenTile", "TableView", "tile_name"]
+
+
+def tile_name(a: int, b: int) -> str:
+    """Canonical tile name, low value first: (5, 2) -> '2-5'."""
+    low, high = sorted((int(a), int(b)))
+    return f"{low}-{high}"
+
+
+@dataclass(frozen=True)
+class SeenTile:
+    """A face-up tile: `tile` is its canonical name, `a` the value of the half at corners[0]-corners[1].
+
+    `corners` is float32 (4, 2) image px, clockwise on screen; `confidence` 0..1.
+    """
+
+    tile: str
+    a: int
+    b: int
+    corners: np.ndarray = field(repr=False)
+    confidence: float
+
+    @property
+    def is_double(self) -> bool:
+        return self.a == self.b
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tile": self.tile, "a": self.a, "b": self.b,
+                "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
+                "confidence": round(float(self.confidence), 3)}
+
+
+@dataclass(frozen=True)
+class TableView:
+    """What one image shows: face-up tiles, face-down tiles and the joins between face-up tiles."""
+
+    tiles: tuple[SeenTile, ...]
+    face_down_corners: tuple[np.ndarray, ...] = ()
+    joins: tuple[tuple[str, str], ...] = ()
+    join_halves: tuple[tuple[int, str, int, str], ...] = ()  # (tile index, 'a'/'b', index, 'a'/'b')
+
+    @property
+    def face_down(self) -> int:
+        return len(self.face_down_corners)
+
+    def to_json(self) -> dict[str, Any]:
+        """The per-image document of `vision read --json`."""
+        return {"tiles": [tile.to_json() for tile in self.tiles], "face_down": self.face_down,
+                "joins": [list(pair) for pair in self.joins]}
