@@ -22,6 +22,7 @@ from referee.options import RULE_SET_NAMES, validate_options
 from referee.referee import Referee
 from referee.tiles import Tile
 
+
 def load_record(source: str | Path) -> dict[str, Any]:
     """Read and validate a record file; raise `RecordError` naming the file and the field."""
     path = Path(source)

@@ -342,9 +342,9 @@ class Referee:
                     raise RecordError(f"'substitute' must be a new player's name, found {name!r}")
                 self.aliases[name] = seat
                 self.substitutes[self.players[seat]] = name
-            elif action == "timeout" and self.rules.name == "italian":
+            elif action == "timeout" and self.rules.timeout_loses:
                 match.forfeit(seat, "ran out of time")
-            elif action == "leave" and self.rules.name != "turkish":
+            elif action == "leave" and not self.rules.substitutes:
                 match.forfeit(seat, "left the match")
         return Verdict(ok=True, match_result=match.result() if match.over and action in
                        ("timeout", "leave") else None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from functools import cached_property
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from referee.fields import SettingError
@@ -25,14 +26,41 @@ def round_to_five(pips: int) -> int:
 
 
 class RuleSet:
-    """Base rule set: a block/draw game with no per-play scoring."""
+    """Base rule set: a block/draw game with no per-play scoring.
+
+    Every difference between the rule sets is a class attribute or a hook method here, overridden
+    by the rule set's subclass; nothing outside this module tests a rule set's name.
+    """
 
     name: ClassVar[str] = ""
-    spinner: ClassVar[bool] = False
-    fives: ClassVar[bool] = False
-    penalty_match: ClassVar[bool] = False
+    spinner: ClassVar[bool] = False         # the first double is a spinner (four arms)
+    fives: ClassVar[bool] = False           # plays score the open ends' multiples of five
+    penalty_match: ClassVar[bool] = False   # N hands ranked by penalty, not a race to a target
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
+    default_players: ClassVar[int] = 4      # seats when a command is not told how many
+    # What sets a match's length: the number of "hands" played, or the "target" to reach.
+    length_option: ClassVar[str] = "target"
+    # A short match for a demonstration: its players and the options that keep it short.
+    short_match_players: ClassVar[int] = 4
+    short_match_options: ClassVar[Mapping[str, object]] = MappingProxyType({})
+
+    # -- time and people at the table (referee/table/) ------------------------------------------
+    # The move clock that a table's `[clock] mode = "rules"` means.
+    own_clock: ClassVar[str] = "none"
+    # A `timeout` event loses the match by itself (the rule set's own clock rule).
+    timeout_loses: ClassVar[bool] = False
+    # An emptied seat is taken by a substitute while play waits for Continue, and `away` is an
+    # involuntary drop; without this, leaving loses the match and `away` is a timed absence.
+    substitutes: ClassVar[bool] = False
+    # A finished match books place points in the club ledger (else it counts matches played).
+    ledger_points: ClassVar[bool] = False
+
+    @classmethod
+    def players_allowed(cls) -> str:
+        """The allowed number of players, as a message says it: "2", "2 to 4"."""
+        return f"{cls.min_players}" if cls.min_players == cls.max_players else \
+            f"{cls.min_players} to {cls.max_players}"
 
     def __init__(self, options: Mapping[str, object] | None = None) -> None:
         self.options: dict[str, Any] = validate_options(self.name, dict(options or {}))
@@ -50,9 +78,8 @@ class RuleSet:
     # -- seating and dealing ---------------------------------------------------------------------
     def check_players(self, players: int, partnerships: bool) -> None:
         if not self.min_players <= players <= self.max_players:
-            allowed = (f"{self.min_players}" if self.min_players == self.max_players
-                       else f"{self.min_players} to {self.max_players}")
-            raise SettingError("players", f"{self.name} is played by {allowed} players, found {players}")
+            raise SettingError("players", f"{self.name} is played by {self.players_allowed()} players, "
+                                          f"found {players}")
         if partnerships and players != 4:
             raise SettingError("teams", f"partnerships need 4 players, found {players}")
         needed = players * self.hand_size(players)
@@ -156,6 +183,10 @@ class Turkish(RuleSet):
 
     name = "turkish"
     penalty_match = True
+    length_option = "hands"
+    short_match_options = MappingProxyType({"hands": 1})
+    substitutes = True
+    ledger_points = True
 
     def default_hand_size(self, players: int) -> int:
         return int(self.options["hand_size"])
@@ -173,7 +204,10 @@ class Italian(RuleSet):
     """Two-player draw game; the hand's low count scores the difference; match to 50."""
 
     name = "italian"
-    min_players = max_players = 2
+    min_players = max_players = default_players = short_match_players = 2
+    short_match_options = MappingProxyType({"target": 20})
+    own_clock = "italian"
+    timeout_loses = True
 
     def lead_seat(self, hand_index: int, players: int, previous_leader: int | None,
                   previous_winner: int | None) -> int:
@@ -193,6 +227,7 @@ class Muggins(RuleSet):
 
     name = "muggins"
     fives = True
+    short_match_options = MappingProxyType({"target": 150})
 
     def default_hand_size(self, players: int) -> int:
         return 7 if players == 2 else 5
@@ -215,6 +250,8 @@ class AllFives(RuleSet):
     name = "all-fives"
     spinner = True
     fives = True
+    short_match_players = 2
+    short_match_options = MappingProxyType({"target": 100})
 
     def default_hand_size(self, players: int) -> int:
         return {2: 7, 3: 6}.get(players, 5)

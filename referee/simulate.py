@@ -6,11 +6,11 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from referee.events import FORMAT, VERSION
 from referee.line import END_NAMES
 from referee.match import Match, deal
 from referee.moves import DRAW, PASS, Move
 from referee.players import Strategy
-from referee.events import FORMAT, VERSION
 from referee.rules import RuleSet
 
 DEFAULT_NAMES: tuple[str, ...] = ("Ayşe", "Burak", "Cem", "Deniz")

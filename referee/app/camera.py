@@ -18,6 +18,7 @@ from typing import Any
 
 from referee.app.ports import Feed, Input
 from referee.errors import DominoError
+from referee.rules import find_rules
 
 
 class CameraSettingError(DominoError, ValueError):
@@ -166,7 +167,7 @@ def play_through_vision(driver: Any, record: dict[str, Any], players: list[str],
     """
     started = time.monotonic()
     width, height = config["camera"]["width"], config["camera"]["height"]
-    spinner = config["table"]["rules"] == "all-fives"
+    spinner = find_rules(config["table"]["rules"]).spinner
     film, tracker = demo_camera((width, height), seed, spinner=spinner)
     report = VisionReport()
     writer = _VideoWriter(video, (width, height), film.fps) if video else None

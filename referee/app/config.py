@@ -17,6 +17,7 @@ from typing import Any
 
 from referee.fields import Field, SettingError, validate_section
 from referee.options import RULE_SET_NAMES, validate_options
+from referee.rules import find_rules
 from referee.table.clocks import CLOCK_FIELDS
 
 ENV_PREFIX = "DOMINO_REFEREE__"
@@ -162,9 +163,12 @@ def parse_config(data: Mapping[str, Any], *, source: str = "<config>",
             for name, fields in SECTIONS.items()
         }
         table = sections["table"]
-        if table["rules"] == "italian" and len(table["players"]) != 2:
+        rule_set = find_rules(table["rules"])
+        if not rule_set.min_players <= len(table["players"]) <= rule_set.max_players:
+            exactly = "exactly " if rule_set.min_players == rule_set.max_players else ""
+            allowed = f"{exactly}{rule_set.players_allowed()}"
             raise SettingError("table.players", f"found {len(table['players'])} players, "
-                                                "allowed exactly 2 for italian")
+                                                f"allowed {allowed} for {rule_set.name}")
         _check_teams(table["players"], table["teams"])
         rule_options = validate_options(table["rules"], table["options"], "table.options.")
         for key in ("username", "password", "password_file", "ca_file"):

@@ -28,10 +28,9 @@ from referee.app.devices import ScoreboardDisplay
 from referee.app.ports import Input
 from referee.app.script import table_script
 from referee.errors import DominoError
+from referee.rules import find_rules
 
 DEMO_CONFIG = Path(__file__).resolve().parents[2] / "config" / "examples" / "demo.toml"
-SHORT_DEFAULTS = {"turkish": {"hands": 1}, "italian": {"target": 20}, "muggins": {"target": 150},
-                  "all-fives": {"target": 100}}
 NAMES = ("Ayşe", "Burak", "Cem", "Deniz")
 
 
@@ -77,14 +76,15 @@ def demo_config(args: argparse.Namespace) -> Config:
     """The demo's table: demo.toml (or --config) with the command line's overrides.
 
     The match length is, by precedence: `--hands`/`--target`, the file's `[table.options]`, then
-    the demo's short default (`SHORT_DEFAULTS`)."""
+    the rule set's short match (`RuleSet.short_match_options`)."""
     path = args.config or (DEMO_CONFIG if DEMO_CONFIG.exists() else None)
     base = load_config(path) if path else parse_config({"table": {"id": "demo"}})
     data = base.as_dict(reveal_secrets=True)
     table = data["table"]
     rules = args.rules or table["rules"]
-    count = args.players or (2 if rules in ("italian", "all-fives") else
-                             len(table["players"]) if rules == table["rules"] else 4)
+    rule_set = find_rules(rules)
+    count = args.players or (len(table["players"]) if rules == table["rules"]
+                             else rule_set.short_match_players)
     if rules != table["rules"] or args.players:
         table["players"] = list(NAMES[:count])
         table["teams"] = []
@@ -94,15 +94,13 @@ def demo_config(args: argparse.Namespace) -> Config:
     options = dict(table["options"]) if same_rules else {}
     # A demo match is kept short unless the file says otherwise: one hand of turkish, small targets.
     named = options_set_by(path) if same_rules and not args.players else set()
-    options.update({key: value for key, value in SHORT_DEFAULTS[rules].items() if key not in named})
-    if args.hands is not None:
-        if rules != "turkish":
-            raise DemoError(f"--hands is for turkish; {rules} plays to a --target")
-        options["hands"] = args.hands
-    if args.target is not None:
-        if rules == "turkish":
-            raise DemoError("--target is for italian, muggins and all-fives; turkish plays --hands")
-        options["target"] = args.target
+    options.update({key: value for key, value in rule_set.short_match_options.items() if key not in named})
+    for option, given in (("hands", args.hands), ("target", args.target)):
+        if given is None:
+            continue
+        if rule_set.length_option != option:
+            raise DemoError(f"--{option} is not for {rules}: it plays --{rule_set.length_option}")
+        options[option] = given
     table["options"] = options
     data["scoreboard"]["enabled"] = True
     data["gpio"]["enabled"] = False

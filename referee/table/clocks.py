@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 from referee.errors import DominoError
 from referee.fields import Field, SettingError
+from referee.rules import find_rules
 
 CLOCK_MODES: tuple[str, ...] = ("rules", "italian", "fischer", "bronstein", "byoyomi", "per-move", "none")
 
@@ -307,13 +308,14 @@ class NoClock(ClockPolicy):
 def clock_from_config(section: Mapping[str, Any], rules: str) -> ClockPolicy:
     """The policy selected by a validated `[clock]` section for a table playing `rules`.
 
-    Mode `rules` means the rule set's own clock: the italian clock for `italian`, none otherwise.
+    Mode `rules` means the rule set's own clock (`RuleSet.own_clock`: the italian clock for
+    `italian`, none otherwise).
     """
     mode = section.get("mode", "rules")
     warning = float(section.get("warning_seconds", 10.0))
     initial = float(section.get("initial_seconds", 20.0))
     if mode == "rules":
-        mode = "italian" if rules == "italian" else "none"
+        mode = find_rules(rules).own_clock
     if mode == "italian":
         return ItalianClock(first_seconds=initial, warning_seconds=warning)
     if mode == "fischer":

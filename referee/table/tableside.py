@@ -27,6 +27,7 @@ from typing import Any
 
 from referee.errors import DominoError
 from referee.fields import validate_section
+from referee.rules import find_rules
 from referee.table.absences import AbsenceRules, Absences, Forfeit
 from referee.table.clocks import CLOCK_FIELDS, ClockPolicy, MoveClock, MoveTiming, clock_from_config
 from referee.table.leaving import Departure, LeavingRules, SeatError, Seating
@@ -96,7 +97,8 @@ class TableSide:
         self.clock = MoveClock(self.policy, self.players)
         self.absences = Absences(AbsenceRules.from_options(self.options), self.players)
         self.seating = Seating(self.players, LeavingRules.from_options(self.options))
-        self.turkish = self.rules == "turkish"
+        # Substitutes and Continue (turkish) or timed absences and leaving loses (the others).
+        self.substitutes = find_rules(self.rules).substitutes
         self.last_t: float | None = None
         self.forfeit: Forfeit | None = None
         self.timings: list[MoveTiming] = []
@@ -237,7 +239,7 @@ class TableSide:
             verdict = self._flag_check(t, player, on_move)
             if verdict is not None:
                 return verdict
-        if self.turkish and self.seating.suspended:
+        if self.substitutes and self.seating.suspended:
             return TableVerdict(False, "play is suspended until the table manager presses Continue "
                                        f"(seats: {', '.join(self.seating.occupants())})")
         name = event.get("player")
@@ -300,7 +302,7 @@ class TableSide:
 
     def _at_table(self, player: str, key: str) -> str:
         """`player` as named by an event: someone playing in this match (or, in turkish, a seat)."""
-        known = self.seating.participants if self.turkish else self.players
+        known = self.seating.participants if self.substitutes else self.players
         if player not in known:
             raise TableEventError(f"{key}: {player!r} does not play in this match "
                                   f"(players: {', '.join(known)})")
@@ -331,7 +333,7 @@ class TableSide:
         if "away" in event:
             player = self._player(event, "away")
             at = self._need_t(t, "away")
-            if self.turkish:
+            if self.substitutes:
                 departure = self.seating.drop(player, at)
                 self.clock.pause(at)
                 return TableVerdict(True, note=f"{departure.player} dropped out; play waits for Continue")
@@ -346,7 +348,7 @@ class TableSide:
         if "back" in event:
             player = self._player(event, "back")
             at = self._need_t(t, "back")
-            if self.turkish:
+            if self.substitutes:
                 displaced = self.seating.back(player, at)
                 return TableVerdict(True, note=f"{player} retakes the seat" +
                                     (f" from {displaced}" if displaced else ""))
@@ -359,7 +361,7 @@ class TableSide:
         if "leave" in event:
             player = self._player(event, "leave")
             at = self._need_t(t, "leave")
-            if not self.turkish:
+            if not self.substitutes:
                 if player not in self.players:
                     raise TableEventError(f"leave: {player!r} does not play in this match")
                 return self._lose(Forfeit(player, "left", at))
@@ -367,7 +369,7 @@ class TableSide:
             self.clock.pause(at)
             return TableVerdict(True, note=f"{player} leaves: {-self.seating.rules.leave_penalty} points")
         if "substitute" in event:
-            if not self.turkish:
+            if not self.substitutes:
                 raise TableEventError("substitute: substitutes are a turkish club rule")
             newcomer = event["substitute"]
             if not isinstance(newcomer, str) or not newcomer.strip():
@@ -375,7 +377,7 @@ class TableSide:
             seat = self.seating.substitute(self._player(event, "substitute"), newcomer, t or 0.0)
             return TableVerdict(True, note=f"{newcomer} takes the seat of {seat}")
         if "continue" in event:
-            if not self.turkish or not self.seating.suspended:
+            if not self.substitutes or not self.seating.suspended:
                 raise TableEventError("continue: play is not suspended")
             self.seating.resume(t or 0.0)
             if t is not None:
@@ -405,8 +407,8 @@ class TableSide:
         return {
             "clock": self.clock.snapshot(now),
             "away": self.absences.snapshot(now),
-            "waiting_for_continue": self.turkish and self.seating.suspended,
-            "empty_seats": self.seating.empty_seats() if self.turkish else [],
+            "waiting_for_continue": self.substitutes and self.seating.suspended,
+            "empty_seats": self.seating.empty_seats() if self.substitutes else [],
             "forfeit": self.forfeit.as_dict() if self.forfeit else None,
         }
 
@@ -425,7 +427,7 @@ class TableSide:
             "winner_by_forfeit": self.winner_by_forfeit(),
             "absences": {name: count for name, count in self.absences.used.items() if count},
         }
-        if self.turkish:
+        if self.substitutes:
             penalty = self.seating.rules.leave_penalty
             result["leaving"] = [
                 {"player": d.player, "seat": d.seat, "t": d.t, "voluntary": d.voluntary,

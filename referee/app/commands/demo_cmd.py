@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from referee.rules import RULE_SETS
+
 
 def register(subparsers: Any) -> None:
     demo = subparsers.add_parser(
@@ -14,7 +16,7 @@ def register(subparsers: Any) -> None:
                     "MQTT goes to a broker when the config enables it. Writes the game record.")
     demo.add_argument("--config", help="a table configuration (default: the settings of "
                                        "config/examples/demo.toml)")
-    demo.add_argument("--rules", choices=("turkish", "italian", "muggins", "all-fives"), help="rule set")
+    demo.add_argument("--rules", choices=tuple(RULE_SETS), help="rule set")
     demo.add_argument("--players", type=int, choices=(2, 3, 4), help="number of players")
     demo.add_argument("--seed", type=int, default=1, help="shuffle and strategy seed (default 1)")
     demo.add_argument("--speed", type=float, default=0.0,

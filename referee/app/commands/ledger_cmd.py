@@ -21,6 +21,7 @@ from typing import Any
 from referee.app.config import load_config
 from referee.club.ledger import Ledger, LedgerError, MatchSettlement, Standing, record_hash
 from referee.options import validate_options
+from referee.rules import find_rules
 from referee.table.leaving import LeavingRules, LedgerEntry
 from referee.table.observer import replay_table, seat_points
 
@@ -132,7 +133,7 @@ def settlement_for(document: dict[str, Any], *, source: str,
     match = report.get("match") or {}
     options = validate_options(rules, document.get("options", {}) or {})
     entries: list[LedgerEntry]
-    if rules == "turkish":
+    if find_rules(rules).ledger_points:
         entries = observer.side.seating.settle(seat_points(referee))
         leaving = LeavingRules.from_options(options)
     else:

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         except json.JSONDecodeError:
             options[key] = value
     rules = find_rules(args.rules)(options)
-    count = args.players or (2 if args.rules == "italian" else 4)
+    count = args.players or rules.default_players
     if args.games < 1:
         raise SettingError("--games", f"must be at least 1, found {args.games}")
     names = list(DEFAULT_NAMES[:count]) if count <= 4 else [f"Player {i + 1}" for i in range(count)]
