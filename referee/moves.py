@@ -6,13 +6,23 @@ says exactly why; all subclass `DominoError` and `ValueError`.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import NamedTuple
 
 from referee.errors import DominoError
 from referee.line import END_NAMES
 from referee.tiles import Tile
 
-PLAY, DRAW, PASS = "play", "draw", "pass"
+
+class MoveKind(StrEnum):
+    """What a player's move does (a `StrEnum`: each equals its record-format name)."""
+
+    PLAY = "play"
+    DRAW = "draw"
+    PASS = "pass"
+
+
+PLAY, DRAW, PASS = MoveKind.PLAY, MoveKind.DRAW, MoveKind.PASS
 
 
 class IllegalMoveError(DominoError, ValueError):
@@ -34,7 +44,7 @@ class Move(NamedTuple):
     written first (it matters only for the lead, which lies first half on the left).
     """
 
-    kind: str
+    kind: MoveKind
     seat: int
     tile: Tile | None = None
     end: int | None = None

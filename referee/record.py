@@ -19,7 +19,7 @@ from referee.events import FORMAT, VERSION, event_action
 from referee.fields import SettingError
 from referee.moves import RecordError
 from referee.options import RULE_SET_NAMES, validate_options
-from referee.referee import Referee
+from referee.referee import Referee, RefereeObserver
 from referee.tiles import Tile
 
 
@@ -116,13 +116,13 @@ def _check_tiles(tiles: object, where: str, max_pip: int) -> None:
             raise RecordError(f"{where}[{i}]: {error}") from None
 
 
-def replay(document: Mapping[str, Any], observers: tuple[object, ...] = ()) -> dict[str, Any]:
+def replay(document: Mapping[str, Any], observers: tuple[RefereeObserver, ...] = ()) -> dict[str, Any]:
     """Referee a whole record: a verdict per event, each hand's result, standings and winner."""
     return replay_with_referee(document, observers)[1]
 
 
 def replay_with_referee(document: Mapping[str, Any],
-                        observers: tuple[object, ...] = ()) -> tuple[Referee, dict[str, Any]]:
+                        observers: tuple[RefereeObserver, ...] = ()) -> tuple[Referee, dict[str, Any]]:
     """`replay`, also returning the referee in its final state."""
     validate_record(document)
     hands = document["hands"]

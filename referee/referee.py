@@ -9,11 +9,12 @@ blocked) the referee waits for ``{"reveal": {name: [tiles]}}``, scores the hand,
 (`Verdict.findings`) and begins the next hand. A hand that ends the match mid-hand (a target
 reached) needs no reveal, though one is accepted and audited.
 
-Hook for time-keeping and the table manager. Pass ``observers=[...]``; each observer may define
+Hook for time-keeping and the table manager. Pass ``observers=[...]``, each a `RefereeObserver`
+(subclass `Observer` to define only the callbacks you need):
 
-* ``before_event(referee, event, t) -> Sequence[Mapping] | None``: called with every event
-  before it is judged; the events it returns (e.g. a ``timeout`` its clock derived from ``t``)
-  are applied first, as if they had come in that order;
+* ``before_event(referee, event, t) -> Sequence[Mapping]``: called with every event before it is
+  judged; the events it returns (e.g. a ``timeout`` its clock derived from ``t``) are applied
+  first, as if they had come in that order;
 * ``after_event(referee, event, verdict) -> None``: called with every event and its verdict;
 * ``on_undo(referee, event) -> None``: the last accepted event was taken back.
 
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from referee.analysis import analyse
 from referee.audit import audit
@@ -66,18 +67,43 @@ class Verdict:
         return out
 
 
-class TableObserver(Protocol):
-    """What the referee calls with every event; every method is optional (see module docstring)."""
+class RefereeObserver(Protocol):
+    """What the referee calls around every event (see the module docstring)."""
+
+    def before_event(self, referee: Referee, event: Mapping[str, Any],
+                     t: object) -> Sequence[Mapping[str, Any]]: ...
 
     def after_event(self, referee: Referee, event: Mapping[str, Any], verdict: Verdict) -> None: ...
+
+    def on_undo(self, referee: Referee, event: Mapping[str, Any]) -> None: ...
+
+
+class Observer:
+    """A `RefereeObserver` that does nothing: subclass it and override what you need."""
+
+    def before_event(self, referee: Referee, event: Mapping[str, Any],
+                     t: object) -> Sequence[Mapping[str, Any]]:
+        return ()
+
+    def after_event(self, referee: Referee, event: Mapping[str, Any], verdict: Verdict) -> None:
+        return None
+
+    def on_undo(self, referee: Referee, event: Mapping[str, Any]) -> None:
+        return None
 
 
 class Referee:
     """Judge a match event by event; see the module docstring."""
 
+    # The attributes the events decide (an undo replays the events and takes these); every other
+    # attribute is a setting given to the constructor (tests check that the two lists cover all).
+    EVENT_STATE: ClassVar[tuple[str, ...]] = ("match", "aliases", "substitutes", "accepted", "deals",
+                                              "last_hand_result", "_replacing")
+    SETTINGS: ClassVar[tuple[str, ...]] = ("rules", "knowledge", "players", "teams", "observers")
+
     def __init__(self, rules: str | RuleSet = "turkish", players: Sequence[str] = (),
                  options: Mapping[str, object] | None = None, teams: Sequence[Sequence[str]] | None = None,
-                 knowledge: str = "table", observers: Sequence[object] = ()) -> None:
+                 knowledge: str = "table", observers: Sequence[RefereeObserver] = ()) -> None:
         if knowledge not in ("table", "full"):
             raise RecordError(f"knowledge must be 'table' or 'full', found {knowledge!r}")
         self.rules: RuleSet = rules if isinstance(rules, RuleSet) else find_rules(rules)(options)
@@ -129,14 +155,23 @@ class Referee:
         """Judge one event; a refused event changes nothing (edge case 6)."""
         t = event.get("t") if isinstance(event, Mapping) else None
         for observer in self.observers:
-            before = getattr(observer, "before_event", None)
-            if before is not None:
-                for derived in before(self, event, t) or ():
-                    self._judge(derived)
+            for derived in observer.before_event(self, event, t):
+                self._judge(derived)
         return self._judge(event)
 
     def undo(self) -> dict[str, Any] | None:
-        """Take back the last accepted event (the table manager fixing a misread); return it."""
+        """Take back the last accepted event (the table manager fixing a misread); return it.
+
+        Why this replays the accepted events instead of popping the last move, as
+        `HandState.pop` does: an event may have done more than one move. It can end a hand (scored,
+        the next hand dealt or begun), end the match, re-deal, seat a substitute or be a reveal
+        that was audited; undoing each of those by hand would be a second, inverse copy of every
+        rule. `HandState.pop` stays the engine's cheap unchecked undo of one move inside a hand
+        (self-play and search push and pop millions); a table manager's undo is rare, so one
+        replay of the match's events (milliseconds) keeps a single source of truth for the
+        rules. The observers are not replayed: each keeps its own state per accepted event and
+        is told by `on_undo`.
+        """
         if not self.accepted:
             return None
         kept = [event for _, event in self.accepted[:-1]]
@@ -144,12 +179,15 @@ class Referee:
         fresh = Referee(self.rules, self.players, self.rules.options, self.teams, self.knowledge)
         for event in kept:
             fresh._judge(event)
-        self.__dict__.update({k: v for k, v in fresh.__dict__.items() if k != "observers"})
+        self._take_state_of(fresh)
         for observer in self.observers:
-            on_undo = getattr(observer, "on_undo", None)
-            if on_undo is not None:
-                on_undo(self, undone)
+            observer.on_undo(self, undone)
         return undone
+
+    def _take_state_of(self, other: Referee) -> None:
+        """Become `other`'s match (everything the events decided), keeping these observers."""
+        for name in self.EVENT_STATE:
+            setattr(self, name, getattr(other, name))
 
     # -- judging -----------------------------------------------------------------------------------
     def _judge(self, event: Mapping[str, Any]) -> Verdict:
@@ -163,9 +201,7 @@ class Referee:
                 hand_no = self.match.hand_index
             self.accepted.append((hand_no, dict(event)))
         for observer in self.observers:
-            after = getattr(observer, "after_event", None)
-            if after is not None:
-                after(self, event, verdict)
+            observer.after_event(self, event, verdict)
         return verdict
 
     def seat_of(self, name: object) -> int:

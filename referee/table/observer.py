@@ -14,15 +14,13 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from referee.events import RECORDED_ONLY, SCREENED_ACTIONS, is_table_event
 from referee.options import validate_options
-from referee.table.tableside import SavedSide, TableSide, TableVerdict, is_table_event
-
-GAME_ACTIONS = ("play", "draw", "pass", "reveal")
-# Table events the engine accepts without any effect on the match.
-NO_EFFECT_IN_ENGINE = ("start", "away", "back", "continue", "clock")
+from referee.referee import Observer, Referee, Verdict
+from referee.table.tableside import SavedSide, TableSide, TableVerdict
 
 
-class TableObserver:
+class TableObserver(Observer):
     """The table side of one match, as a `Referee` observer."""
 
     def __init__(self, side: TableSide) -> None:
@@ -45,7 +43,8 @@ class TableObserver:
 
     # -- the hook --------------------------------------------------------------------------------
 
-    def before_event(self, referee: Any, event: Mapping[str, Any], t: object) -> Sequence[Mapping[str, Any]]:
+    def before_event(self, referee: Referee, event: Mapping[str, Any],
+                     t: object) -> Sequence[Mapping[str, Any]]:
         self.pending = None
         if not isinstance(event, Mapping) or any(event is d for d in self.derived):
             return ()
@@ -67,7 +66,7 @@ class TableObserver:
                 # `leave` then finds it over.
                 self._forfeit(referee, forfeit.player, forfeit.reason, forfeit.detail)
             return ()
-        if not any(key in event for key in GAME_ACTIONS):
+        if SCREENED_ACTIONS.isdisjoint(event):
             return ()
         already_over = side.over
         self.pending = side.screen(event, on_move=referee.turn)
@@ -82,7 +81,7 @@ class TableObserver:
         self._forfeit(referee, forfeit.player, forfeit.reason, forfeit.detail)
         return ()
 
-    def after_event(self, referee: Any, event: Mapping[str, Any], verdict: Any) -> None:
+    def after_event(self, referee: Referee, event: Mapping[str, Any], verdict: Verdict) -> None:
         accepted = len(referee.accepted)
         if accepted > self._accepted and self._saved is not None:
             self.before[accepted] = self._saved
@@ -98,7 +97,7 @@ class TableObserver:
                 and referee.match.over:
             verdict.match_result = referee.match.result()  # the match ended at this event
         if mine is not None:
-            if not mine.ok and verdict.ok and any(key in event for key in NO_EFFECT_IN_ENGINE):
+            if not mine.ok and verdict.ok and not RECORDED_ONLY.isdisjoint(event):
                 # The engine records these events without effect, so the table side's refusal
                 # (or the forfeit they caused) is the verdict.
                 verdict.ok = False
@@ -127,7 +126,7 @@ class TableObserver:
                 verdict.findings.append(f"clock: {timing.player} moved in {timing.used:g} s of "
                                         f"{timing.allowance:g} s; next move {timing.after.main:g} s")
 
-    def on_undo(self, referee: Any, event: Mapping[str, Any]) -> None:
+    def on_undo(self, referee: Referee, event: Mapping[str, Any]) -> None:
         """The last accepted event was taken back: the table side goes back to how it was before
         it (the mover's clock standing, absences, seats). The caller that knows the undo's time
         restarts the turn then (`TableSide.restart_turn`)."""
@@ -139,7 +138,7 @@ class TableObserver:
         if saved is not None:
             self.side.restore(saved)
 
-    def _forfeit(self, referee: Any, player: str, reason: str, detail: str) -> None:
+    def _forfeit(self, referee: Referee, player: str, reason: str, detail: str) -> None:
         seat = referee.seat_of(player)
         text = {"late-return": "came back late", "third-absence": "stepped away a third time",
                 "left": "left the match", "timeout": "ran out of time"}.get(reason, reason)
@@ -147,11 +146,11 @@ class TableObserver:
 
     # -- the report ------------------------------------------------------------------------------
 
-    def summary(self, referee: Any) -> dict[str, Any]:
+    def summary(self, referee: Referee) -> dict[str, Any]:
         return self.side.summary(seat_points(referee))
 
 
-def seat_points(referee: Any) -> dict[str, Fraction] | None:
+def seat_points(referee: Referee) -> dict[str, Fraction] | None:
     """Each seat's exact place points (a `turkish` match that is over), else None."""
     match = referee.match
     rank_points = getattr(match, "rank_points", None)

@@ -26,13 +26,12 @@ from fractions import Fraction
 from typing import Any
 
 from referee.errors import DominoError
+from referee.events import is_table_event
 from referee.fields import validate_section
 from referee.rules import find_rules
 from referee.table.absences import AbsenceRules, Absences, Forfeit
 from referee.table.clocks import CLOCK_FIELDS, ClockPolicy, MoveClock, MoveTiming, clock_from_config
 from referee.table.leaving import Departure, LeavingRules, SeatError, Seating
-
-TABLE_KEYS = ("start", "clock", "away", "back", "timeout", "leave", "substitute", "continue")
 
 
 class TableEventError(DominoError, ValueError):
@@ -77,10 +76,6 @@ def _copy_clock(clock: MoveClock) -> MoveClock:
     copied.__dict__.update(clock.__dict__)   # its other fields are immutable values
     copied.standing = dict(clock.standing)
     return copied
-
-
-def is_table_event(event: Mapping[str, Any]) -> bool:
-    return any(key in event for key in TABLE_KEYS)
 
 
 @dataclass

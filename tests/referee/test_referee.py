@@ -182,3 +182,11 @@ def test_garbage_events_never_crash_the_referee(events: list[dict[str, Any]], ru
             assert verdict.error and referee.snapshot() == before  # edge case 6: refusals change nothing
     json.dumps(referee.snapshot())
     json.dumps(referee.record())
+
+
+def test_an_undo_takes_every_attribute_the_events_decide() -> None:
+    referee = Referee("turkish", ["A", "B", "C", "D"])
+    assert referee.apply({"player": "A", "play": "0-0"}).ok
+    assert set(vars(referee)) == set(Referee.EVENT_STATE) | set(Referee.SETTINGS)
+    assert referee.undo() == {"player": "A", "play": "0-0"}
+    assert referee.open_ends == {} and referee.turn == "A" and referee.accepted == []

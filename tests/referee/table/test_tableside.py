@@ -6,9 +6,10 @@ from typing import Any
 
 import pytest
 
+from referee.events import is_table_event
 from referee.options import validate_options
 from referee.table.clocks import FischerClock
-from referee.table.tableside import TableSide, TableVerdict, is_table_event
+from referee.table.tableside import TableSide, TableVerdict
 
 
 def drive(side: TableSide, events: list[dict[str, Any]]) -> list[TableVerdict | None]:
