@@ -1,8 +1,8 @@
 """Assembling a table from its configuration: the service, its devices and its broker link.
 
 `Table` owns the threads: the consumer, the ticker, the MQTT network loop and one per input device.
-Devices are found by the configuration; each part that is missing from this installation (no
-camera, no scoreboard) is reported in `Table.notes` and the table runs without it.
+The devices the configuration asks for are built by `referee.app.hardware.hardware_parts`; every
+part is passed in explicitly (displays, signals, devices), so tests and the demo swap any of them.
 """
 
 from __future__ import annotations
@@ -13,58 +13,43 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
 
-from referee.app.clock import MoveClock, NoClock
+from referee.app.config import Config
 from referee.app.core import MatchSettings, RefereeFactory
 from referee.app.eventlog import EventLog
 from referee.app.mqtt import MqttLink, MqttSettings
-from referee.app.ports import Display, Feed, Signals
+from referee.app.ports import BoardView, Device, Display, Feed, Signals
 from referee.app.service import TableService
+from referee.fields import validate_section
+from referee.options import validate_options
+from referee.referee import Referee
+from referee.table.clocks import CLOCK_FIELDS, clock_from_config
+from referee.table.observer import TableObserver
+from referee.table.tableside import TableSide
 
 
-class Device(Protocol):
-    """An input device: feeds the table from its own thread between `start` and `stop`."""
-
-    def start(self, feed: Feed) -> None: ...
-
-    def stop(self) -> None: ...
-
-
-def engine_referee(settings: MatchSettings) -> Any:
+def engine_referee(settings: MatchSettings) -> tuple[Referee, TableSide]:
     """The rules engine for a real table (table knowledge: the referee sees only the table), with
     the table side (move clock, stepping away, leaving and substitutes) attached as its observer."""
-    from referee.options import validate_options
-    from referee.referee import Referee
-
     teams = [list(team) for team in settings.teams] or None
     options = validate_options(settings.rules, dict(settings.options))
-    observers: list[Any] = []
-    try:
-        from referee.app.config import SECTIONS
-        from referee.fields import validate_section
-        from referee.table.clocks import clock_from_config
-        from referee.table.observer import TableObserver
-        from referee.table.tableside import TableSide
-    except ImportError:  # an engine without the table side: untimed play
-        pass
-    else:
-        section = validate_section(SECTIONS["clock"], dict(settings.clock), "clock.")
-        policy = clock_from_config(section, settings.rules)
-        observers.append(TableObserver(TableSide(settings.rules, list(settings.players), options, policy)))
-    return Referee(settings.rules, list(settings.players), options=options, teams=teams, knowledge="table",
-                   observers=observers)
+    section = validate_section(CLOCK_FIELDS, dict(settings.clock), "clock.")
+    policy = clock_from_config(section, settings.rules)
+    side = TableSide(settings.rules, list(settings.players), options, policy)
+    referee = Referee(settings.rules, list(settings.players), options=options, teams=teams,
+                      knowledge="table", observers=[TableObserver(side)])
+    return referee, side
 
 
 class FanOutDisplay:
     def __init__(self, displays: list[Display]) -> None:
         self.displays = displays
 
-    def show(self, view: Any) -> None:
+    def show(self, view: BoardView) -> None:
         for display in self.displays:
             display.show(view)
 
-    def sync(self, view: Any) -> None:
+    def sync(self, view: BoardView) -> None:
         for display in self.displays:
             display.sync(view)
 
@@ -110,8 +95,7 @@ class Table:
         self.service.log.close()
 
 
-def build_table(config: Any, *, referee_factory: RefereeFactory = engine_referee,
-                clock_factory: Callable[[], MoveClock] | None = None,
+def build_table(config: Config, *, referee_factory: RefereeFactory = engine_referee,
                 displays: list[Display] | None = None, signals: list[Signals] | None = None,
                 devices: list[Device] | None = None, data_dir: Path | None = None,
                 now: Callable[[], float] = time.monotonic, mqtt: bool | None = None) -> Table:
@@ -120,7 +104,6 @@ def build_table(config: Any, *, referee_factory: RefereeFactory = engine_referee
     data = Path(data_dir or config["storage"]["data_dir"])
     log = EventLog(data / "events.sqlite")
     service = TableService(settings, log=log, referee_factory=referee_factory,
-                           clock_factory=clock_factory or service_clock(config),
                            display=FanOutDisplay(list(displays or [])),
                            signals=FanOutSignals(list(signals or [])), now=now, records_dir=data / "records")
     table = Table(service, devices=list(devices or []))
@@ -129,16 +112,6 @@ def build_table(config: Any, *, referee_factory: RefereeFactory = engine_referee
         service.publisher = link
         table.link = link
     return table
-
-
-def service_clock(config: Any) -> Callable[[], MoveClock]:
-    """The move clock the configuration asks for, through the engine's clock policies when present."""
-    try:
-        from referee.app.clockadapter import clock_factory  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return NoClock
-    factory: Callable[[], MoveClock] = clock_factory(config)
-    return factory
 
 
 def print_line(text: str) -> None:

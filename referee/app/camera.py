@@ -14,37 +14,42 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
-from referee.app.ports import Feed, Input
+import numpy as np
+
+from referee.app.config import Config
+from referee.app.ports import Feed, Input, InputKind
+from referee.app.service import TableService
 from referee.errors import DominoError
 from referee.rules import find_rules
+from vision.tracker import BoneyardChanged, Observation, TilePlaced, TileRemoved, TilesRevealed
+from vision.types import TableView
 
 
 class CameraSettingError(DominoError, ValueError):
     """The [camera] section names something the camera device cannot use."""
 
 
-def observation_input(observation: Any, at: float) -> Input | None:
+def observation_input(observation: Observation, at: float) -> Input | None:
     """A tracker observation as a service input (None for what the referee need not act on)."""
-    name = type(observation).__name__
-    if name == "TilePlaced":
-        return Input("placed", {"tile": str(observation.tile), "end": observation.end}, at, "camera")
-    if name == "TileRemoved":
-        return Input("removed", {"tile": str(observation.tile)}, at, "camera")
-    if name == "BoneyardChanged":
-        return Input("boneyard", {"count": int(observation.count)}, at, "camera")
-    if name == "TilesRevealed":
+    if isinstance(observation, TilePlaced):
+        return Input(InputKind.PLACED, {"tile": str(observation.tile), "end": observation.end}, at, "camera")
+    if isinstance(observation, TileRemoved):
+        return Input(InputKind.REMOVED, {"tile": str(observation.tile)}, at, "camera")
+    if isinstance(observation, BoneyardChanged):
+        return Input(InputKind.BONEYARD, {"count": int(observation.count)}, at, "camera")
+    if isinstance(observation, TilesRevealed):
         tiles = [str(tile) for tile in observation.tiles]
-        return Input("revealed", {"zone": str(observation.zone), "tiles": tiles}, at, "camera")
+        return Input(InputKind.REVEALED, {"zone": str(observation.zone), "tiles": tiles}, at, "camera")
     return None
 
 
-def quiet_reader() -> Callable[[Any], Any]:
+def quiet_reader() -> Callable[..., TableView]:
     """`vision.read.read_image` with numpy's warnings about empty regions kept off the console."""
     from vision.read import read_image
 
-    def read(frame: Any, **options: Any) -> Any:
+    def read(frame: np.ndarray, **options: Any) -> TableView:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             return read_image(frame, **options)
@@ -104,12 +109,12 @@ class CameraDevice:
             self._thread.join(5)
 
 
-def camera_parts(parts: Any, config: Any) -> None:
+def open_camera(config: Config) -> CameraDevice | None:
+    """The `[camera]` as an input device; None for `synthetic`, which films only in the demo."""
     camera = config["camera"]
     spec = camera["source"]
     if spec == "synthetic":
-        parts.notes.append("camera: source 'synthetic' has nothing to film outside the demo; no camera")
-        return
+        return None
     saved = None
     if camera["calibration"] == "fixed":
         from pathlib import Path
@@ -118,7 +123,7 @@ def camera_parts(parts: Any, config: Any) -> None:
         if not Path(saved).exists():
             raise CameraSettingError(f"camera.calibration_file: {saved!r} does not exist: run "
                               "'domino-referee calibrate table PHOTO' first, or use calibration = \"aruco\"")
-    parts.devices.append(CameraDevice(spec, camera["fps"], time.monotonic, calibration_file=saved))
+    return CameraDevice(spec, camera["fps"], time.monotonic, calibration_file=saved)
 
 
 @dataclass
@@ -157,7 +162,35 @@ def demo_camera(size: tuple[int, int], seed: int, *, spinner: bool = False, fps:
     return film, tracker
 
 
-def play_through_vision(driver: Any, record: dict[str, Any], players: list[str], config: Any, *,
+class FilmDriver(Protocol):
+    """What filming the demo needs of the demo's driver (`referee.app.demo.Driver`)."""
+
+    @property
+    def clock(self) -> FilmClockLike: ...
+
+    @property
+    def service(self) -> TableService: ...
+
+    def next_move(self) -> bool: ...
+
+    def advance(self, t: float) -> None: ...
+
+    def fits(self, tile: str) -> int: ...
+
+    def feed(self, kind: InputKind, data: dict[str, Any]) -> None: ...
+
+    def press(self, button: str, kind: str) -> None: ...
+
+    def show(self) -> None: ...
+
+
+class FilmClockLike(Protocol):
+    START: float
+
+    def __call__(self) -> float: ...
+
+
+def play_through_vision(driver: FilmDriver, record: dict[str, Any], players: list[str], config: Config, *,
                         video: str | None = None, seed: int = 0) -> VisionReport:
     """Film every move, read it with the tracker, and feed what vision saw.
 
@@ -213,7 +246,7 @@ def play_through_vision(driver: Any, record: dict[str, Any], players: list[str],
             boneyard = list(hand.get("boneyard", []))
             held = {name: list(tiles) for name, tiles in hand.get("dealt", {}).items()}
             tracker.new_hand()
-            deal = [Input("boneyard", {"count": len(boneyard)})]
+            deal = [Input(InputKind.BONEYARD, {"count": len(boneyard)})]
             film_move(partial(film.new_hand, boneyard=len(boneyard)), deal, "a new hand is dealt")
             if hand.get("leader") and driver.next_move():
                 driver.press(f"done-{players.index(hand['leader'])}", "lead")
@@ -223,14 +256,14 @@ def play_through_vision(driver: Any, record: dict[str, Any], players: list[str],
                 if "play" in event:
                     tile = str(event["play"])
                     held[player] = [t for t in held[player] if _canonical(t) != _canonical(tile)]
-                    truth = [Input("placed", {"tile": tile, "end": event.get("end")})]
+                    truth = [Input(InputKind.PLACED, {"tile": tile, "end": event.get("end")})]
                     film_move(partial(film.play, seat, tile, event.get("end")), truth,
                               f"{player} plays {tile}")
                 elif "draw" in event:
                     drawn = event["draw"] if isinstance(event["draw"], str) else boneyard[0]
                     boneyard.remove(drawn)
                     held[player].append(drawn)
-                    film_move(partial(film.draw, seat), [Input("boneyard", {"count": len(boneyard)})],
+                    film_move(partial(film.draw, seat), [Input(InputKind.BONEYARD, {"count": len(boneyard)})],
                               f"{player} draws")
                 elif "pass" in event and driver.next_move():
                     driver.press("pass", "pass")
@@ -241,7 +274,7 @@ def play_through_vision(driver: Any, record: dict[str, Any], players: list[str],
             for seat, name in enumerate(players):
                 if held.get(name):
                     tiles = sorted(held[name])
-                    truth = [Input("revealed", {"zone": f"seat{seat}", "tiles": tiles})]
+                    truth = [Input(InputKind.REVEALED, {"zone": f"seat{seat}", "tiles": tiles})]
                     film_move(partial(film.reveal, seat, tiles), truth,
                               f"{name} reveals {len(tiles)} tiles")
     finally:

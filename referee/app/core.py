@@ -17,12 +17,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
 
-from referee.app.clock import MoveClock, NoClock
-from referee.app.ports import BoardView, Input
-
-LOGGED_KINDS = ("start", "continue", "pass", "undo", "away", "back", "leave", "substitute", "lead",
-                "placed", "removed", "boneyard", "revealed", "timeout")
-PLAYER_EVENTS = ("away", "back", "leave")
+from referee.app.config import Config
+from referee.app.ports import BoardView, Input, InputKind
+from referee.referee import Referee, Verdict
+from referee.table.tableside import TableSide
 
 
 @dataclass(frozen=True)
@@ -48,14 +46,16 @@ class MatchSettings:
                    dict(data.get("clock", {})))
 
     @classmethod
-    def from_config(cls, config: Any) -> MatchSettings:
+    def from_config(cls, config: Config) -> MatchSettings:
         table = config["table"]
         return cls(table["id"], table["rules"], tuple(table["players"]),
                    tuple(tuple(team) for team in table["teams"]), dict(config.rule_options),
                    dict(config["clock"]))
 
 
-RefereeFactory = Callable[[MatchSettings], Any]
+# The engine for one match: the referee, with the table side (clocks, absences, seats) attached
+# to it as its observer, and that table side.
+RefereeFactory = Callable[[MatchSettings], tuple[Referee, TableSide]]
 
 
 def jsonable(value: Any) -> Any:
@@ -86,10 +86,11 @@ class Outcome:
 class TableCore:
     """The referee's side of a match: turns table inputs into engine events. No I/O, no threads."""
 
-    def __init__(self, settings: MatchSettings, referee: Any, clock: MoveClock | None = None) -> None:
+    def __init__(self, settings: MatchSettings, referee: Referee, side: TableSide) -> None:
         self.settings = settings
         self.referee = referee
-        self.clock = clock or NoClock()
+        # The engine's table side (move clock, absences, seats), attached to `referee` as its observer.
+        self.side = side
         self.phase = "playing"
         self.pending: str | None = None
         self.boneyard: int | None = None
@@ -98,65 +99,39 @@ class TableCore:
         self.message = ""
         self.revealed: dict[str, list[str]] = {}
         self.claimed: str | None = None
-        # The engine's table side (move clock, absences) when the referee has one attached.
-        self.side = next((o.side for o in getattr(referee, "observers", ()) if hasattr(o, "side")),
-                         None)
-        self.turn_began = 0.0
         self.warned = False
         self.last_t = 0.0
 
     # -- what the table looks like -----------------------------------------------------------
     def turn(self) -> str | None:
-        if self.phase != "playing":
-            return None
-        turn = getattr(self.referee, "turn", None)
-        if isinstance(turn, int) and not isinstance(turn, bool):
-            return self.settings.players[turn]
-        return None if turn is None else str(turn)
+        return self.referee.turn if self.phase == "playing" else None
 
     def snapshot(self) -> dict[str, Any]:
-        snap = self.referee.snapshot()
-        return dict(snap) if isinstance(snap, Mapping) else {"engine": jsonable(snap)}
+        return self.referee.snapshot()
 
     def scores(self) -> dict[str, float]:
         """Points per player or side (`turkish`: penalties), as the engine keeps them."""
         snap = self.snapshot()
-        for key in ("scores", "penalties"):
-            value = snap.get(key)
-            if isinstance(value, Mapping):
-                return {str(name): float(points) for name, points in value.items()
-                        if isinstance(points, (int, float))}
-        return {name: 0.0 for name in self.settings.players}
+        points = snap["penalties"] if "penalties" in snap else snap["scores"]
+        return {str(name): float(value) for name, value in points.items()}
 
     def engine_boneyard(self) -> int | None:
-        value = self.snapshot().get("boneyard")
-        return value if isinstance(value, int) else None
+        hand = self.referee.hand
+        return None if hand is None else hand.boneyard_count
 
     def on_table(self) -> set[str]:
-        snap = self.snapshot()
-        for key in ("table", "line", "tiles", "played"):
-            value = snap.get(key)
-            if isinstance(value, list):
-                tiles: set[str] = set()
-                for item in value:
-                    text = item.get("tile") if isinstance(item, Mapping) else item
-                    if text is not None:
-                        tiles.add(str(text))
-                return tiles
-        return set()
+        hand = self.referee.hand
+        return set() if hand is None else {str(placed.tile) for placed in hand.line.placed}
 
     def remaining(self, t: float) -> float | None:
-        player = self.turn()
-        if player is None:
+        if self.turn() is None:
             return None
-        if self.side is not None:
-            left = self.side.clock.time_left(t)
-            return None if left is None else float(left)
-        return self.clock.remaining(player, t - self.turn_began)
+        left = self.side.clock.time_left(t)
+        return None if left is None else float(left)
 
     def view(self, t: float) -> BoardView:
         scores = self.scores()
-        since = self.turn_began if self.side is None else self.side.clock.turn_started
+        since = self.side.clock.turn_started
         return BoardView(scores=tuple(scores.items()), turn=self.turn(), clock=self.remaining(t),
                          boneyard=self.engine_boneyard(), message=self.message, hand=self.hand,
                          phase=self.phase, clock_since=since)
@@ -172,7 +147,7 @@ class TableCore:
             "table_tiles": sorted(self.on_table()), "boneyard": self.engine_boneyard(),
             "hand_sizes": jsonable(snap.get("hand_sizes")), "awaiting": snap.get("awaiting"),
             "clock": None if view.turn is None else {"player": view.turn, "remaining": view.clock},
-            "table_side": None if self.side is None else jsonable(self.side.snapshot(t)),
+            "table_side": jsonable(self.side.snapshot(t)),
             "message": self.message, "waiting_for_removal": self.pending, "t": round(self.last_t, 3),
             "engine": jsonable(snap),
         }
@@ -206,22 +181,26 @@ class TableCore:
                 return False, f"boneyard count {count!r} is not a number"
             # More face-down tiles than the referee counts is a deal in progress, not a draw.
             return known is not None and count < known, ""
-        return kind in LOGGED_KINDS, ""
+        return InputKind(kind).changes_the_match, ""
 
     def act(self, kind: str, data: Mapping[str, Any], t: float) -> Outcome:
         """Apply one logged input at match time ``t`` (live or while replaying the log)."""
         self.last_t = t
-        handler = getattr(self, "_on_" + kind.replace("-", "_"))
-        outcome: Outcome = handler(data, t)
-        return outcome
+        handlers: dict[InputKind, Callable[[Mapping[str, Any], float], Outcome]] = {
+            InputKind.START: self._on_start, InputKind.PLACED: self._on_placed,
+            InputKind.REMOVED: self._on_removed, InputKind.BONEYARD: self._on_boneyard,
+            InputKind.REVEALED: self._on_revealed, InputKind.LEAD: self._on_lead,
+            InputKind.PASS: self._on_pass, InputKind.CONTINUE: self._on_continue,
+            InputKind.TIMEOUT: self._on_timeout, InputKind.AWAY: self._on_away,
+            InputKind.BACK: self._on_back, InputKind.LEAVE: self._on_leave,
+            InputKind.SUBSTITUTE: self._on_substitute, InputKind.UNDO: self._on_undo,
+        }
+        return handlers[InputKind(kind)](data, t)
 
     def _engine(self, event: dict[str, Any], t: float, outcome: Outcome, *, describe: dict[str, Any]) -> bool:
         before = self.turn()
-        try:
-            verdict = self.referee.apply({**event, "t": round(t, 3)})
-            ok, error = bool(getattr(verdict, "ok", False)), str(getattr(verdict, "error", "") or "refused")
-        except Exception as exc:  # the engine's errors quote the input; a refusal all the same
-            verdict, ok, error = None, False, str(exc)
+        verdict = self.referee.apply({**event, "t": round(t, 3)})   # never raises on input
+        ok, error = verdict.ok, verdict.error or "refused"
         name = describe.pop("event")
         if not ok:
             outcome.events.append({"event": "refused", "refused": name, **describe, "error": error,
@@ -229,30 +208,28 @@ class TableCore:
             outcome.signals.append("error")
             self.message = error
             return False
-        points = jsonable(getattr(verdict, "points", 0))
+        points = jsonable(verdict.points)
         outcome.events.append({"event": name, **describe, "points": points, "t": round(t, 3)})
         self.message = ""
-        findings = jsonable(getattr(verdict, "findings", None))
+        findings = jsonable(verdict.findings)
         if findings:
             outcome.events.append({"event": "findings", "findings": findings, "t": round(t, 3)})
         self._results(verdict, t, outcome)
         self._claim_clock()
         if self.turn() != before:
-            if before is not None:
-                self.clock.moved(before, t - self.turn_began)
-            self.turn_began, self.warned = t, False
+            self.warned = False
         return True
 
     def _claim_clock(self) -> None:
         """Name the running move's player on the table side's clock as soon as the engine knows it
         (the table side itself learns it only from that player's next event)."""
-        clock = None if self.side is None else self.side.clock
+        clock = self.side.clock
         turn = self.turn()
-        if clock is not None and turn is not None and clock.turn_running and clock.on_move is None:
+        if turn is not None and clock.turn_running and clock.on_move is None:
             clock.claim(turn)
 
-    def _results(self, verdict: Any, t: float, outcome: Outcome) -> None:
-        hand = getattr(verdict, "hand_result", None)
+    def _results(self, verdict: Verdict, t: float, outcome: Outcome) -> None:
+        hand = verdict.hand_result
         if hand is not None:
             outcome.events.append({"event": "hand", "hand": self.hand, "result": jsonable(hand),
                                    "t": round(t, 3)})
@@ -261,8 +238,7 @@ class TableCore:
             self.hand_started = False
             self.revealed = {}
             self.boneyard = None
-            self.turn_began = t
-        match = getattr(verdict, "match_result", None)
+        match = verdict.match_result
         if match is not None:
             outcome.events.append({"event": "match", "result": jsonable(match), "t": round(t, 3)})
             outcome.signals.append("match")
@@ -273,7 +249,6 @@ class TableCore:
         outcome = Outcome()
         self.referee.apply({"start": True, "t": round(t, 3)})
         self._claim_clock()
-        self.turn_began = t
         outcome.events.append({"event": "start", "players": list(self.settings.players),
                                "rules": self.settings.rules, "t": round(t, 3)})
         return outcome
@@ -290,10 +265,7 @@ class TableCore:
             return outcome
         event: dict[str, Any] = {"player": player, "play": tile}
         end = data.get("end")
-        try:
-            ends = list(self.referee.legal_ends(tile))
-        except Exception:  # an unreadable tile is the engine's to refuse in apply
-            ends = []
+        ends = self.referee.legal_ends(tile)   # [] for an unreadable tile: apply refuses it
         if end and len(ends) > 1:
             event["end"] = str(end)
         if self._engine(event, t, outcome, describe={"event": "play", "player": player, "tile": tile,
@@ -397,25 +369,22 @@ class TableCore:
 
     def _on_undo(self, data: Mapping[str, Any], t: float) -> Outcome:
         outcome = Outcome()
-        try:
-            accepted = getattr(self.referee, "accepted", None)
-            if accepted and "start" in accepted[-1][1]:
-                # Start is the manager's own press, never a misread: it is not taken back.
-                raise ValueError("only the match's start is behind us")
-            undone = self.referee.undo()
-            if undone is None:
-                raise ValueError("no accepted event")
-        except Exception as error:  # nothing to undo is the table manager's mistake, not a crash
-            self.message = f"nothing to undo ({error})"
+        accepted = self.referee.accepted
+        # Start is the manager's own press, never a misread: it is not taken back.
+        refusal = ("no accepted event" if not accepted else
+                   "only the match's start is behind us" if "start" in accepted[-1][1] else None)
+        undone = self.referee.undo() if refusal is None else None
+        if undone is None:   # nothing to undo is the table manager's mistake, not a crash
+            self.message = f"nothing to undo ({refusal})"
             outcome.events.append({"event": "refused", "command": "undo", "error": self.message,
                                    "t": round(t, 3)})
             outcome.signals.append("error")
             return outcome
         self.pending = None
         self.message = "undone"
-        if isinstance(undone, Mapping) and "play" in undone and isinstance(undone.get("player"), str):
+        if "play" in undone and isinstance(undone.get("player"), str):
             self.claimed = undone["player"]   # a lead taken back is led again by the same player
-        if self.side is not None and isinstance(undone, Mapping) and ("play" in undone or "pass" in undone):
+        if "play" in undone or "pass" in undone:
             # The engine's observer put the mover's clock back to before the move; the move runs
             # again from now, so the time the misread cost is not charged.
             self.side.restart_turn(round(t, 3))   # the engine's times are rounded so
@@ -423,7 +392,7 @@ class TableCore:
         if self.phase == "match-over":
             self.phase = "playing"
         outcome.events.append({"event": "undo", "undone": jsonable(undone), "t": round(t, 3)})
-        self.turn_began, self.warned = t, False
+        self.warned = False
         return outcome
 
     def tick(self, t: float) -> tuple[str | None, float | None]:
@@ -431,16 +400,9 @@ class TableCore:
         left = self.remaining(t)
         if left is None or self.phase != "playing":
             return None, left
-        if self.side is not None:
-            if self.side.clock.flag_fallen(t):
-                return "timeout", left
-            if not self.warned and self.side.clock.warning_due(t):
-                self.warned = True
-                return "warning", left
-            return None, left
-        if left <= 0:
+        if self.side.clock.flag_fallen(t):
             return "timeout", left
-        if not self.warned and left <= self.clock.warning_seconds:
+        if not self.warned and self.side.clock.warning_due(t):
             self.warned = True
             return "warning", left
         return None, left

@@ -25,7 +25,7 @@ from typing import Any
 from referee.app.assembly import Table, build_table
 from referee.app.config import ENV_PREFIX, Config, load_config, parse_config
 from referee.app.devices import ScoreboardDisplay
-from referee.app.ports import Input
+from referee.app.ports import Input, InputKind
 from referee.app.script import table_script
 from referee.errors import DominoError
 from referee.rules import find_rules
@@ -178,7 +178,7 @@ class Driver:
         core = self.service.core
         return 0 if core is None else len(core.referee.legal_ends(tile))
 
-    def feed(self, kind: str, data: dict[str, Any]) -> None:
+    def feed(self, kind: InputKind, data: dict[str, Any]) -> None:
         data = {**data, "move": self.move}
         self.service.wait_processed(self.service.feed(Input(kind, data, self.clock(), origin="camera")), 30)
 

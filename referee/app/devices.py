@@ -10,11 +10,18 @@ that seat when the rules let the holder of the highest double lead.
 from __future__ import annotations
 
 import threading
+import time
 import unicodedata
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from referee.app.ports import BoardView, Feed, Input
+from firmware_bridge.protocol.messages import ButtonPress
+from referee.app.config import Config
+from referee.app.ports import BoardView, Feed, Input, InputKind
+
+if TYPE_CHECKING:   # the device libraries load only when a device is opened
+    from firmware_bridge.gpio import GpioPanel
+    from firmware_bridge.scoreboard import Scoreboard
 
 BEEPS = {"ok": "ok", "error": "error", "warning": "warning", "timeout": "timeout", "hand": "ok",
          "match": "match-end"}
@@ -33,18 +40,18 @@ def button_input(name: str, held: bool, players: tuple[str, ...], now: float) ->
     """A button press as an input. A held button first reports its press, then that it is held:
     holding Start is Undo (its press changes nothing while a match runs); other holds add nothing."""
     if held:
-        return Input("undo", {}, now, origin="button") if name == "start" else None
+        return Input(InputKind.UNDO, {}, now, origin="button") if name == "start" else None
     if name in ("start", "pass", "continue"):
-        return Input(name, {}, now, origin="button")
+        return Input(InputKind(name), {}, now, origin="button")
     if name.startswith("done-") and name[5:].isdigit() and int(name[5:]) < len(players):
-        return Input("lead", {"player": players[int(name[5:])]}, now, origin="button")
+        return Input(InputKind.LEAD, {"player": players[int(name[5:])]}, now, origin="button")
     return None
 
 
 class ScoreboardDisplay:
     """`Display` and `Signals` on a `Scoreboard`; its buttons become inputs (a `Device`)."""
 
-    def __init__(self, board: Any, players: tuple[str, ...], now: Any) -> None:
+    def __init__(self, board: Scoreboard, players: tuple[str, ...], now: Callable[[], float]) -> None:
         self.board = board
         self.players = players
         self.now = now
@@ -55,7 +62,7 @@ class ScoreboardDisplay:
 
     # Device
     def start(self, feed: Feed) -> None:
-        def pressed(press: Any) -> None:
+        def pressed(press: ButtonPress) -> None:
             inp = button_input(press.name, bool(press.held), self.players, self.now())
             if inp is not None:
                 if self.context is not None:
@@ -99,31 +106,25 @@ class ScoreboardDisplay:
             self.board.beep(BEEPS[name])
 
 
-def scoreboard_parts(parts: Any, config: Any) -> None:
-    import time
-
+def open_scoreboard(config: Config) -> ScoreboardDisplay:
+    """The `[scoreboard]` board, opened (its link connects in the background), as the service sees it."""
     from firmware_bridge.scoreboard import Scoreboard
 
     section = config["scoreboard"]
     board = Scoreboard(section["port"], baud=section["baud"]).open()
-    adapter = ScoreboardDisplay(board, tuple(config["table"]["players"]), time.monotonic)
-    parts.displays.append(adapter)
-    parts.signals.append(adapter)
-    parts.devices.append(adapter)
-    parts.closers.append(board.close)
-    parts.scoreboard = board
+    return ScoreboardDisplay(board, tuple(config["table"]["players"]), time.monotonic)
 
 
 class GpioAdapter:
     """`Signals` and a `Device` on `firmware_bridge.gpio.GpioPanel` (buttons, buzzer, LEDs)."""
 
-    def __init__(self, panel: Any, players: tuple[str, ...], now: Any) -> None:
+    def __init__(self, panel: GpioPanel, players: tuple[str, ...], now: Callable[[], float]) -> None:
         self.panel = panel
         self.players = players
         self.now = now
 
     def start(self, feed: Feed) -> None:
-        def pressed(press: Any) -> None:
+        def pressed(press: ButtonPress) -> None:
             inp = button_input(press.name, bool(press.held), self.players, self.now())
             if inp is not None:
                 feed(inp)
@@ -138,13 +139,9 @@ class GpioAdapter:
             self.panel.status(ok=name not in ("error", "timeout"))
 
 
-def gpio_parts(parts: Any, config: Any) -> None:
-    import time
-
+def open_gpio(config: Config) -> GpioAdapter:
+    """The `[gpio]` buttons, buzzer and LEDs, as the service sees them."""
     from firmware_bridge.gpio import GpioPanel
 
-    adapter = GpioAdapter(GpioPanel.from_config(config["gpio"]), tuple(config["table"]["players"]),
-                          time.monotonic)
-    parts.signals.append(adapter)
-    parts.devices.append(adapter)
-    parts.gpio = adapter
+    return GpioAdapter(GpioPanel.from_config(config["gpio"]), tuple(config["table"]["players"]),
+                       time.monotonic)

@@ -1,47 +1,57 @@
 """The real devices named by a table's configuration, each behind the service's small interfaces.
 
-Every part is optional at import time: an installation without the vision or scoreboard packages
-still runs, and says what it left out in `Parts.notes`.
+`hardware_parts` builds what `[scoreboard]`, `[gpio]` and `[camera]` ask for; the device libraries
+(pyserial, gpiozero, OpenCV) are imported by the builders only when a part is enabled, so a table
+without a camera never loads OpenCV.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
-from referee.app.ports import Display, Signals
+from referee.app.camera import open_camera
+from referee.app.config import Config
+from referee.app.devices import GpioAdapter, open_gpio, open_scoreboard
+from referee.app.ports import Device, Display, Signals
+
+if TYPE_CHECKING:   # the scoreboard module loads pyserial: only for the annotation here
+    from firmware_bridge.scoreboard import Scoreboard
+
+NO_CAMERA = "camera: source 'synthetic' has nothing to film outside the demo; no camera"
 
 
 @dataclass
 class Parts:
     displays: list[Display] = field(default_factory=list)
     signals: list[Signals] = field(default_factory=list)
-    devices: list[Any] = field(default_factory=list)
+    devices: list[Device] = field(default_factory=list)
     closers: list[Callable[[], None]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    scoreboard: Any = None
-    gpio: Any = None
+    scoreboard: Scoreboard | None = None
+    gpio: GpioAdapter | None = None
 
 
-def hardware_parts(config: Any, *, camera: bool = True) -> Parts:
+def hardware_parts(config: Config, *, camera: bool = True) -> Parts:
     """Scoreboard, GPIO buttons/buzzer/LEDs and the camera as the configuration asks."""
     parts = Parts()
     if config["scoreboard"]["enabled"]:
-        _add(parts, "scoreboard", "referee.app.devices", "scoreboard_parts", config)
+        board = open_scoreboard(config)
+        parts.displays.append(board)
+        parts.signals.append(board)
+        parts.devices.append(board)
+        parts.closers.append(board.board.close)
+        parts.scoreboard = board.board
     if config["gpio"]["enabled"]:
-        _add(parts, "GPIO", "referee.app.devices", "gpio_parts", config)
+        panel = open_gpio(config)
+        parts.signals.append(panel)
+        parts.devices.append(panel)
+        parts.gpio = panel
     if camera:
-        _add(parts, "camera", "referee.app.camera", "camera_parts", config)
+        device = open_camera(config)
+        if device is None:
+            parts.notes.append(NO_CAMERA)
+        else:
+            parts.devices.append(device)
     return parts
-
-
-def _add(parts: Parts, what: str, module: str, function: str, config: Any) -> None:
-    import importlib
-
-    try:
-        builder = getattr(importlib.import_module(module), function)
-    except (ImportError, AttributeError) as error:
-        parts.notes.append(f"{what}: not available in this installation ({error})")
-        return
-    builder(parts, config)

@@ -31,6 +31,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
+from referee.app.config import Config
 from referee.app.intake import Command, CommandError, parse_command
 from referee.errors import DominoError
 
@@ -80,7 +81,7 @@ class MqttSettings:
                    path=parts.path or "/", **kwargs)
 
     @classmethod
-    def from_config(cls, config: Any) -> MqttSettings:
+    def from_config(cls, config: Config) -> MqttSettings:
         section = config["mqtt"]
         password = section["password"]
         if section["password_file"]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol
 
 # What the buzzer (board or GPIO) plays: a legal move, a refused one, a clock warning, a timeout,
@@ -54,22 +55,62 @@ class Publisher(Protocol):
     def publish_error(self, message: str, received: str = "") -> None: ...
 
 
+class InputKind(StrEnum):
+    """What an `Input` is (a `StrEnum`: each equals the name the event log stores)."""
+
+    # buttons and the manager's commands
+    START = "start"
+    CONTINUE = "continue"
+    PASS = "pass"
+    UNDO = "undo"
+    SYNC = "sync"
+    LEAD = "lead"
+    AWAY = "away"
+    BACK = "back"
+    LEAVE = "leave"
+    SUBSTITUTE = "substitute"
+    TIMEOUT = "timeout"
+    # the camera
+    PLACED = "placed"
+    REMOVED = "removed"
+    BONEYARD = "boneyard"
+    REVEALED = "revealed"
+    # the service itself
+    TICK = "tick"
+    STOP = "stop"
+
+    @property
+    def changes_the_match(self) -> bool:
+        """Whether an input of this kind can change the match, and so is logged before it acts."""
+        return self not in (InputKind.SYNC, InputKind.TICK, InputKind.STOP)
+
+
 @dataclass(frozen=True)
 class Input:
     """One thing that happened at the table, stamped with the injected clock's time ``at``.
 
-    ``kind`` is one of: start, continue, pass, undo, sync, away, back, leave, substitute (buttons and
-    commands), placed, removed, boneyard, revealed (the camera), tick (the clock) and stop.
+    ``kind`` is an `InputKind`; a plain name is converted (and an unknown one refused) on creation.
     """
 
-    kind: str
+    kind: InputKind
     data: Mapping[str, Any] = field(default_factory=dict)
     at: float = 0.0
     origin: str = ""
     t: float | None = None    # match time given by a script or a recording; None: from ``at``
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", InputKind(self.kind))
+
 
 Feed = Callable[[Input], object]
+
+
+class Device(Protocol):
+    """An input device: feeds the table from its own thread between `start` and `stop`."""
+
+    def start(self, feed: Feed) -> None: ...
+
+    def stop(self) -> None: ...
 
 
 class NullDisplay:

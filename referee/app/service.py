@@ -10,24 +10,31 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from referee.app.clock import MoveClock, NoClock
 from referee.app.core import MatchSettings, Outcome, RefereeFactory, TableCore, jsonable
 from referee.app.eventlog import EventLog
 from referee.app.intake import Command
-from referee.app.ports import BoardView, Display, Input, NullDisplay, NullSignals, Publisher, Signals
+from referee.app.ports import (
+    BoardView,
+    Display,
+    Input,
+    InputKind,
+    NullDisplay,
+    NullSignals,
+    Publisher,
+    Signals,
+)
 
 
 class TableService:
     """Runs one table. Devices call `feed` from any thread; `run` (one thread) does everything else."""
 
     def __init__(self, settings: MatchSettings, *, log: EventLog, referee_factory: RefereeFactory,
-                 clock_factory: Callable[[], MoveClock] = NoClock, display: Display | None = None,
+                 display: Display | None = None,
                  signals: Signals | None = None, publisher: Publisher | None = None,
                  now: Callable[[], float] = time.monotonic, records_dir: Path | None = None) -> None:
         self.settings = settings
         self.log = log
         self.referee_factory = referee_factory
-        self.clock_factory = clock_factory
         self.display: Display = display or NullDisplay()
         self.signals: Signals = signals or NullSignals()
         self.publisher = publisher
@@ -57,10 +64,10 @@ class TableService:
         return number
 
     def command(self, command: Command) -> None:
-        self.feed(Input(command.name, dict(command.args), self.now(), origin="mqtt"))
+        self.feed(Input(InputKind(command.name), dict(command.args), self.now(), origin="mqtt"))
 
     def button(self, name: str) -> None:
-        self.feed(Input(name, {}, self.now(), origin="button"))
+        self.feed(Input(InputKind(name), {}, self.now(), origin="button"))
 
     def wait_processed(self, number: int | None = None, timeout: float = 10.0) -> bool:
         """Block until input `number` (default: everything fed so far) has been handled."""
@@ -79,13 +86,13 @@ class TableService:
 
     def stop(self, timeout: float = 10.0) -> None:
         self._stopping.set()
-        self._queue.put(Input("stop"))
+        self._queue.put(Input(InputKind.STOP))
         if self._thread is not None:
             self._thread.join(timeout)
 
     def _tick(self, interval: float) -> None:
         while not self._stopping.wait(interval):
-            self.feed(Input("tick", {}, self.now(), origin="ticker"))
+            self.feed(Input(InputKind.TICK, {}, self.now(), origin="ticker"))
 
     def run(self) -> None:
         while True:
@@ -109,13 +116,12 @@ class TableService:
             return False
         self.match_id = entry.id
         self.settings = MatchSettings.from_dict(entry.settings)
-        self.core = TableCore(self.settings, self.referee_factory(self.settings), self.clock_factory())
+        self.core = TableCore(self.settings, *self.referee_factory(self.settings))
         for logged in self.log.inputs(entry.id):
             outcome = self._act(logged.kind, logged.data, logged.t)
             for n, event in enumerate(outcome.events):
                 self.log.add_event(logged.seq, n, event)
         self.origin = self.now() - self.core.last_t
-        self.core.turn_began = self.core.last_t if self.core.warned is False else self.core.turn_began
         if self.core.phase == "match-over":
             self._finish()
         self._sync()
@@ -171,7 +177,7 @@ class TableService:
         self.match_over.clear()
         self.match_id = self.log.begin_match(self.settings.as_dict())
         self.origin = inp.at
-        self.core = TableCore(self.settings, self.referee_factory(self.settings), self.clock_factory())
+        self.core = TableCore(self.settings, *self.referee_factory(self.settings))
         data = {key: jsonable(value) for key, value in inp.data.items()}
         seq = self.log.append(self.match_id, 0.0, "start", data)
         self._deliver(seq, self._act("start", {}, 0.0), 0.0)

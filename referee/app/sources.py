@@ -15,11 +15,12 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from referee.app.ports import Feed, Input
+from referee.app.ports import Feed, Input, InputKind
 from referee.errors import DominoError
 
-SCRIPT_KINDS = ("start", "continue", "pass", "undo", "sync", "away", "back", "leave", "substitute",
-                "lead", "placed", "removed", "boneyard", "revealed")
+# What a script may say: everything a person or the camera does (a timeout is the clock's own).
+SCRIPT_KINDS: tuple[InputKind, ...] = tuple(
+    kind for kind in InputKind if kind not in (InputKind.TIMEOUT, InputKind.TICK, InputKind.STOP))
 
 
 class ScriptError(DominoError, ValueError):
@@ -43,7 +44,7 @@ def parse_script_line(text: str, number: int) -> Input | None:
     if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float)) or t < 0):
         raise ScriptError(f"line {number}: {quoted!r}: \"t\" must be a number of seconds >= 0")
     data["line"] = number
-    return Input(str(kind), data, origin="script", t=None if t is None else float(t))
+    return Input(InputKind(kind), data, origin="script", t=None if t is None else float(t))
 
 
 def run_script(lines: Iterable[str], feed: Feed, now: Callable[[], float], *, skip_through: int = 0,

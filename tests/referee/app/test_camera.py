@@ -9,9 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.app.camera import CameraDevice, CameraSettingError, camera_parts, demo_camera
+from referee.app.camera import CameraDevice, CameraSettingError, demo_camera, open_camera
 from referee.app.config import parse_config
-from referee.app.hardware import Parts
 from referee.app.ports import Input
 
 
@@ -28,9 +27,7 @@ def test_camera_device_reads_plays_from_an_image_folder(tmp_path: Path) -> None:
     Calibration(np.linalg.inv(film.renderer.table_to_image), film.layout, (1280, 720)).save(saved)
     config = parse_config({"camera": {"source": str(shots), "fps": 5, "calibration": "fixed",
                                       "calibration_file": str(saved)}}, environ={})
-    parts = Parts()
-    camera_parts(parts, config)
-    device = parts.devices[0]
+    device = open_camera(config)
     assert isinstance(device, CameraDevice) and device.calibration_file == str(saved)
     inputs: queue.Queue[Input] = queue.Queue()
     device.start(inputs.put)
@@ -49,4 +46,4 @@ def test_fixed_calibration_needs_its_file(tmp_path: Path) -> None:
     config = parse_config({"camera": {"source": "0", "calibration": "fixed"},
                            "storage": {"data_dir": str(tmp_path)}}, environ={})
     with pytest.raises(CameraSettingError, match=r"calibration\.json.*calibrate table"):
-        camera_parts(Parts(), config)
+        open_camera(config)
