@@ -87,6 +87,7 @@ class Match:
             self.side_names = list(self.players)
         self.side_count = len(self.side_names)
         self.scores = [Fraction(0)] * self.side_count
+        self.play_points = [Fraction(0)] * self.side_count  # what the current hand's plays scored
         self.penalties = [0] * len(self.players)
         self.hand: HandState | None = None
         self.hand_index = -1
@@ -123,6 +124,7 @@ class Match:
                 if len(hand) != size:
                     raise IllegalMoveError(f"{self.players[seat]} was dealt {len(hand)} tiles, not {size}")
         self.hand = HandState(self.rules, self.players, lead=lead, dealt=dealt, boneyard=boneyard)
+        self.play_points = [Fraction(0)] * self.side_count
         return self.hand
 
     @property
@@ -137,6 +139,7 @@ class Match:
         if points:
             side = self.sides[move.seat]
             self.scores[side] += points
+            self.play_points[side] += points
             if self.tie_break_left is None and self.scores[side] >= self.rules.target > 0:
                 self._finish_hand(early=True)
                 self._end(side, "target")
@@ -194,7 +197,13 @@ class Match:
             for side, value in enumerate(points):
                 self.scores[side] += value
             result["points"] = {self.side_names[s]: number(v) for s, v in enumerate(points)}
+        elif early:
+            # The target was reached mid-hand: the hand's own points are not added (edge case 8),
+            # but every side still gets its entry, so a hand result always has them all.
+            result["points"] = dict.fromkeys(self.side_names, 0)
         if not rules.penalty_match:
+            # scores = the previous hand's scores + play_points + points
+            result["play_points"] = {self.side_names[s]: number(v) for s, v in enumerate(self.play_points)}
             result["scores"] = {self.side_names[s]: number(v) for s, v in enumerate(self.scores)}
         self.results.append(result)
         self.previous_leader = hand.lead_seat

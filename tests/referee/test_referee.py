@@ -148,8 +148,8 @@ def test_replay_reports_refusals_and_command_errors(tmp_path: Path,
     dump_record(document, path)
     assert main(["replay", str(path), "--json"]) == 0
     events = json.loads(capsys.readouterr().out)["events"]
-    assert events[1] == {"hand": 1, "event": 2, "input": {"player": "B", "play": "5-6"}, "ok": False,
-                         "error": "5-6 does not match the open ends 3 (left) and 4 (right)"}
+    assert events[1] == {"hand": 1, "record_hand": 1, "event": 2, "input": {"player": "B", "play": "5-6"},
+                         "ok": False, "error": "5-6 does not match the open ends 3 (left) and 4 (right)"}
     assert main(["replay", str(tmp_path / "missing.json")]) == 1
     assert "cannot read the record" in capsys.readouterr().err
     assert main(["simulate", "--rules", "italian", "--players", "3"]) == 1

@@ -89,4 +89,6 @@ def describe_hand(result: dict[str, Any]) -> str:
         parts.append("penalties " + ", ".join(f"{k} {v}" for k, v in result["penalties"].items()))
     if "points" in result:
         parts.append("points " + ", ".join(f"{k} {v:g}" for k, v in result["points"].items()))
+    if any(result.get("play_points", {}).values()):
+        parts.append("plays scored " + ", ".join(f"{k} {v:g}" for k, v in result["play_points"].items()))
     return "; ".join(parts)
