@@ -59,7 +59,10 @@ def test_dead_doubles_for_spectators() -> None:
         assert referee.apply(event).ok, event
     referee.apply({"player": referee.turn, "play": "6-0", "end": "left"})
     analysis = referee.snapshot()["analysis"]
-    assert analysis["dead_doubles"] == ["0-0"]  # the six other 0-tiles are down: 0-0 can never be played
+    # The six other 0-tiles are down, but both ends show 0: 0-0 can still be played, so it is not
+    # dead (issue 16; it was reported dead).
+    assert referee.open_ends == {"left": 0, "right": 0} and referee.legal_ends("0-0") == ["left", "right"]
+    assert analysis["dead_doubles"] == []
     assert analysis["unseen"]["0"] == 1
 
 
