@@ -15,7 +15,15 @@ from typing import Any
 from firmware_bridge import cli as scoreboard_cli
 from firmware_bridge.errors import BridgeError
 from referee import __version__
-from referee.app.commands import config_cmd, demo_cmd, ledger_cmd, replay_cmd, run_cmd, simulate_cmd
+from referee.app.commands import (
+    config_cmd,
+    demo_cmd,
+    ledger_cmd,
+    replay_cmd,
+    run_cmd,
+    simulate_cmd,
+    tournament_cmd,
+)
 from referee.errors import DominoError
 from vision import calib_cli
 from vision import cli as vision_cli
@@ -34,6 +42,7 @@ COMMANDS: tuple[Callable[[Any], None], ...] = (
     vision_cli.register,
     calib_cli.register,
     ledger_cmd.register,
+    tournament_cmd.register,
     scoreboard_cli.register,
 )
 
