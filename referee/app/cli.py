@@ -8,6 +8,7 @@ so `--help` and the rules commands start fast on a Raspberry Pi.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -59,17 +60,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Exit status when whoever reads our output stops reading (`domino-referee simulate … | head`):
+# 128 + SIGPIPE, what the shell reports for any filter a closed pipe stops, so `set -o pipefail`
+# scripts see the output was cut short while nothing is printed.
+BROKEN_PIPE_STATUS = 128 + 13
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         result: int = args.handler(args)
+        # Flush here, so a reader that is gone shows up as BrokenPipeError below, not at exit.
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
     except USER_ERRORS as error:
         print(f"domino-referee: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
     return result
+
+
+def _quiet_broken_pipe() -> int:
+    """Stop quietly once stdout's reader has gone: point stdout at /dev/null, so the output still
+    buffered is dropped when Python flushes at exit instead of raising a second time there."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout with no file descriptor (a test's capture): nothing to do
+        pass
+    return BROKEN_PIPE_STATUS
 
 
 if __name__ == "__main__":
