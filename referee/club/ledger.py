@@ -241,7 +241,7 @@ class Ledger:
 
         Bars come from all the player's abandonment times, whatever order their matches were
         booked in: a match booked late may complete a window whose last abandonment was booked
-        earlier, and the bar then runs from that abandonment (`referee.leaving.bar_periods`)."""
+        earlier, and the bar then runs from that abandonment (`referee.table.leaving.bar_periods`)."""
         times = [t for (t,) in self.db.execute("SELECT at FROM abandonments WHERE player = ?", (name,))]
         booked = set(self.db.execute("SELECT since, until FROM bars WHERE player = ?", (name,)).fetchall())
         new: list[tuple[float, float]] = []
