@@ -22,7 +22,8 @@ from referee.record import load_record, replay
 from referee.table.leaving import LedgerEntry
 from referee.table.observer import replay_with_table
 
-RECORD = Path(__file__).resolve().parents[1] / "tests" / "referee" / "table" / "records" / "italian-clock-in-time.json"
+RECORDS = Path(__file__).resolve().parents[1] / "tests" / "referee" / "table" / "records"
+RECORD = RECORDS / "italian-clock-in-time.json"
 BOOKINGS = 500
 
 

@@ -52,7 +52,8 @@ class Field:
     """One key: `kind` is bool, int, float, str or list; `item` the element type of a list.
 
     `choices` limits the value to a set; `minimum`/`maximum` bound numbers (and list lengths);
-    `check` is a last validator that returns an error text or None.
+    `multiple_of` asks an integer to be a multiple of it (a target in fives); `check` is a last
+    validator that returns an error text or None.
     """
 
     name: str
@@ -65,6 +66,7 @@ class Field:
     item: type | None = None
     nullable: bool = False
     check: Callable[[Any], str | None] | None = None
+    multiple_of: int | None = None
 
     def allowed(self) -> str:
         if self.choices is not None:
@@ -72,10 +74,15 @@ class Field:
         text = _TYPE_NAMES.get(self.kind, self.kind.__name__)
         if self.kind is list and self.item is not None:
             text = f"a list of {_TYPE_NAMES.get(self.item, self.item.__name__).removeprefix('a ')}s"
-        if self.minimum is not None and self.maximum is not None:
+        minimum = self.minimum
+        if self.multiple_of is not None:
+            text = f"a multiple of {self.multiple_of}"
+            if minimum is not None and 0 < minimum <= self.multiple_of:
+                text, minimum = f"a positive multiple of {self.multiple_of}", None
+        if minimum is not None and self.maximum is not None:
             text += f" from {self.minimum:g} to {self.maximum:g}"
-        elif self.minimum is not None:
-            text += f" of at least {self.minimum:g}"
+        elif minimum is not None:
+            text += f" of at least {minimum:g}"
         elif self.maximum is not None:
             text += f" of at most {self.maximum:g}"
         if self.nullable:
@@ -100,6 +107,8 @@ class Field:
                 raise self._fail(path, value)
             if self.maximum is not None and size > self.maximum:
                 raise self._fail(path, value)
+        if self.multiple_of is not None and converted % self.multiple_of:
+            raise self._fail(path, value)
         if self.check is not None:
             problem = self.check(converted)
             if problem:

@@ -4,6 +4,12 @@ Two kinds of match share this class: `turkish` plays N hands and ranks players b
 (`RuleSet.penalty_match`); the others play to a target, ending at once when a side reaches it
 (mid-hand included, edge case 8) and playing tie-break hands when several sides tie at the top
 (edge case 11). A *side* is a partnership, or one player when there are no teams.
+
+Winners. `Match.winners` lists the winning sides: one, or in `turkish` every side tied for the
+best place points (co-winners), or none when every side ties (edge case 12) or a forfeit among
+more than two sides names nobody. `Match.winner` is the one winning side, None otherwise.
+`Match.seated` is who sits in each seat now (a substitute in place of a leaver, None for an
+empty seat), so the result can name who finished in the winning seats.
 """
 
 from __future__ import annotations
@@ -81,12 +87,15 @@ class Match:
             self.side_names = list(self.players)
         self.side_count = len(self.side_names)
         self.scores = [Fraction(0)] * self.side_count
+        self.play_points = [Fraction(0)] * self.side_count  # what the current hand's plays scored
         self.penalties = [0] * len(self.players)
         self.hand: HandState | None = None
         self.hand_index = -1
         self.results: list[dict[str, Any]] = []
         self.over = False
-        self.winner: int | None = None
+        self.winners: list[int] = []
+        # who sits in each seat now: the dealt player, a substitute, or None for an empty seat
+        self.seated: list[str | None] = list(self.players)
         self.reason = ""
         self.tie_break_left: int | None = None
         self.previous_leader: int | None = None
@@ -115,6 +124,7 @@ class Match:
                 if len(hand) != size:
                     raise IllegalMoveError(f"{self.players[seat]} was dealt {len(hand)} tiles, not {size}")
         self.hand = HandState(self.rules, self.players, lead=lead, dealt=dealt, boneyard=boneyard)
+        self.play_points = [Fraction(0)] * self.side_count
         return self.hand
 
     @property
@@ -129,6 +139,7 @@ class Match:
         if points:
             side = self.sides[move.seat]
             self.scores[side] += points
+            self.play_points[side] += points
             if self.tie_break_left is None and self.scores[side] >= self.rules.target > 0:
                 self._finish_hand(early=True)
                 self._end(side, "target")
@@ -186,7 +197,13 @@ class Match:
             for side, value in enumerate(points):
                 self.scores[side] += value
             result["points"] = {self.side_names[s]: number(v) for s, v in enumerate(points)}
+        elif early:
+            # The target was reached mid-hand: the hand's own points are not added (edge case 8),
+            # but every side still gets its entry, so a hand result always has them all.
+            result["points"] = dict.fromkeys(self.side_names, 0)
         if not rules.penalty_match:
+            # scores = the previous hand's scores + play_points + points
+            result["play_points"] = {self.side_names[s]: number(v) for s, v in enumerate(self.play_points)}
             result["scores"] = {self.side_names[s]: number(v) for s, v in enumerate(self.scores)}
         self.results.append(result)
         self.previous_leader = hand.lead_seat
@@ -231,10 +248,20 @@ class Match:
         self.rank_points = points
         best = max(points)
         winners = [s for s in range(self.side_count) if points[s] == best]
-        self._end(winners[0] if len(winners) == 1 else None, "hands played")
+        # Sides tied for first are co-winners; when every side ties nobody wins (edge case 12).
+        self._end(winners if len(winners) < self.side_count else [], "hands played")
 
-    def _end(self, side: int | None, reason: str) -> None:
-        self.over, self.winner, self.reason = True, side, reason
+    def _end(self, sides: int | Sequence[int] | None, reason: str) -> None:
+        if sides is None:
+            sides = []
+        elif isinstance(sides, int):
+            sides = [sides]
+        self.over, self.winners, self.reason = True, sorted(sides), reason
+
+    @property
+    def winner(self) -> int | None:
+        """The winning side when exactly one side wins; None for co-winners or no winner."""
+        return self.winners[0] if len(self.winners) == 1 else None
 
     def forfeit(self, seat: int, reason: str) -> None:
         """A player lost the match by timing out or leaving: with two sides the other side wins."""
@@ -260,11 +287,17 @@ class Match:
         return rows
 
     def result(self) -> dict[str, Any]:
+        """`winner`: the one winning side's name (None when first place is shared or nobody wins);
+        `winning_sides`: every winning side's name; `winners`: the players dealt into the winning
+        seats; `winner_players`: who sat in those seats at the end (a substitute for a leaver)."""
+        won = set(self.winners)
         return {
             "over": self.over,
             "winner": self.side_names[self.winner] if self.winner is not None else None,
-            "winners": ([p for s, p in zip(self.sides, self.players, strict=True) if s == self.winner]
-                        if self.winner is not None else []),
+            "winning_sides": [self.side_names[s] for s in self.winners],
+            "winners": [p for s, p in zip(self.sides, self.players, strict=True) if s in won],
+            "winner_players": [p for s, p in zip(self.sides, self.seated, strict=True)
+                               if s in won and p is not None],
             "reason": self.reason,
             "hands_played": len(self.results),
             "tie_break_hands_left": self.tie_break_left,

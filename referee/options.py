@@ -66,7 +66,7 @@ OPTION_FIELDS: dict[str, tuple[Field, ...]] = {
     "italian": (
         _max_pip(),
         _hand_size(),
-        Field("target", int, 50, "points that win the match", minimum=1, maximum=10000),
+        Field("target", int, 50, "points that win the match (any positive whole number)", minimum=1),
         _no_double_lead(),
         Field("max_absences", int, 2, "times a player may step away per match", minimum=0, maximum=10),
         Field("absence_seconds", float, 180.0, "time allowed to come back", minimum=1),
@@ -75,7 +75,10 @@ OPTION_FIELDS: dict[str, tuple[Field, ...]] = {
     "muggins": (
         _max_pip(),
         _hand_size(),
-        Field("target", int, 200, "points that win the game", choices=(150, 200, 250)),
+        # The source's 150, 200 and 250 are examples; a club may play to any multiple of 5.
+        Field("target", int, 200,
+              "points that win the game (a multiple of 5; the source plays 150, 200, 250)",
+              minimum=5, multiple_of=5),
         _points_per_five(),
         _no_double_lead(),
         Field("reserve", bool, False, "the last boneyard tiles (2 with two players, else 1) stay"),
@@ -88,7 +91,9 @@ OPTION_FIELDS: dict[str, tuple[Field, ...]] = {
     "all-fives": (
         _max_pip(),
         _hand_size(),
-        Field("target", int, 250, "points that win the game", choices=(100, 250, 500, 1000)),
+        Field("target", int, 250,
+              "points that win the game (a multiple of 5; the source plays 100, 250, 500, 1000)",
+              minimum=5, multiple_of=5),
         _points_per_five(),
         _no_double_lead(),
         Field("round_going_out", bool, False, "round the going-out bonus to the nearest 5"),

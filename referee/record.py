@@ -131,22 +131,33 @@ def replay_with_referee(document: Mapping[str, Any],
                       document.get("teams"), knowledge="full" if full else "table", observers=observers)
     verdicts: list[dict[str, Any]] = []
     warnings: list[str] = []
+    # Every verdict's `hand` is the match's hand number, the one its hand result carries; a
+    # re-deal (a void deal replaced by the next record hand) keeps the number, so it can differ
+    # from the record's hand: `record_hand` (1-based) says where the event is in the file.
+    # (`referee.match` is read afresh each time: an undo by an observer replaces the match.)
     for h, hand in enumerate(hands):
         if full:
             deal = {"deal": hand["dealt"], "boneyard": hand.get("boneyard", [])}
+            replacing = referee.match.hand is not None and not referee.match.hand_finished
             verdict = referee.apply(deal)
             if not verdict.ok:
-                verdicts.append({"hand": h + 1, "event": 0, "deal": True, **verdict.as_dict()})
+                number = referee.match.hand_index + (1 if replacing else 2)
+                verdicts.append({"hand": number, "record_hand": h + 1, "event": 0, "deal": True,
+                                 **verdict.as_dict()})
         elif h > 0 and referee.match.hand_index != h and not referee.match.over:
             warnings.append(f"hands[{h}] begins but the referee is still in hand "
                             f"{referee.match.hand_index + 1} (a missing reveal?)")
+        number = max(referee.match.hand_index, 0) + 1
         for e, event in enumerate(hand.get("events", [])):
+            number = max(referee.match.hand_index, 0) + 1  # a reveal belongs to the hand it ends
             verdict = referee.apply(event)
-            verdicts.append({"hand": h + 1, "event": e + 1, "input": event, **verdict.as_dict()})
+            verdicts.append({"hand": number, "record_hand": h + 1, "event": e + 1, "input": event,
+                             **verdict.as_dict()})
         leader = hand.get("leader")
         results = referee.match.results
-        if leader is not None and h < len(results) and results[h]["leader"] not in (None, leader):
-            warnings.append(f"hands[{h}].leader: the record says {leader} but {results[h]['leader']} led")
+        led = results[number - 1]["leader"] if number <= len(results) else None
+        if leader is not None and led not in (None, leader):
+            warnings.append(f"hands[{h}].leader: the record says {leader} but {led} led")
     return referee, {
         "rules": referee.rules.name,
         "players": referee.players,

@@ -97,8 +97,8 @@ class Referee:
 
     # The attributes the events decide (an undo replays the events and takes these); every other
     # attribute is a setting given to the constructor (tests check that the two lists cover all).
-    EVENT_STATE: ClassVar[tuple[str, ...]] = ("match", "aliases", "substitutes", "accepted", "deals",
-                                              "last_hand_result", "_replacing")
+    EVENT_STATE: ClassVar[tuple[str, ...]] = ("match", "aliases", "substitutes", "leavers", "accepted",
+                                              "deals", "last_hand_result", "_replacing")
     SETTINGS: ClassVar[tuple[str, ...]] = ("rules", "knowledge", "players", "teams", "observers")
 
     def __init__(self, rules: str | RuleSet = "turkish", players: Sequence[str] = (),
@@ -114,6 +114,7 @@ class Referee:
         self.match = Match(self.rules, self.players, self.teams)
         self.aliases: dict[str, int] = {name: seat for seat, name in enumerate(self.players)}
         self.substitutes: dict[str, str] = {}
+        self.leavers: set[str] = set()
         # accepted events with the hand (0-based) they belong to; deals are kept per hand
         self.accepted: list[tuple[int, dict[str, Any]]] = []
         self.deals: dict[int, dict[str, Any]] = {}
@@ -344,20 +345,24 @@ class Referee:
         if hand is None or not (hand.over or match.hand_finished):
             raise IllegalMoveError("nothing to reveal: the hand is not over")
         revealed: list[list[Tile]] = [[] for _ in self.players]
+        # A seat's hand may be shown under its player's name or its substitute's.
+        shown_seats: set[int] = set()
         for name, tiles in shown.items():
-            revealed[self.seat_of(name)] = self._tiles(tiles, f"reveal.{name}")
+            seat = self.seat_of(name)
+            revealed[seat] = self._tiles(tiles, f"reveal.{name}")
+            shown_seats.add(seat)
         known = hand.hands
         if known is not None or match.hand_finished:
             if known is not None:
                 findings = [f"{self.players[s]} revealed {', '.join(map(str, sorted(revealed[s])))} "
                             f"but holds {', '.join(map(str, known[s]))}"
-                            for s in range(len(self.players)) if self.players[s] in shown
+                            for s in range(len(self.players)) if s in shown_seats
                             and sorted(revealed[s]) != known[s]]
             else:
                 findings = audit(hand, revealed)
             return Verdict(ok=True, findings=findings, match_result=match.result() if match.over else None)
         missing = [self.players[s] for s in range(len(self.players))
-                   if hand.counts[s] > 0 and self.players[s] not in shown]
+                   if hand.counts[s] > 0 and s not in shown_seats]
         if missing:
             raise IllegalMoveError(f"the reveal lacks the hand of {', '.join(missing)}")
         findings = audit(hand, revealed)
@@ -378,10 +383,18 @@ class Referee:
                     raise RecordError(f"'substitute' must be a new player's name, found {name!r}")
                 self.aliases[name] = seat
                 self.substitutes[self.players[seat]] = name
+                match.seated[seat] = name
             elif action == "timeout" and self.rules.timeout_loses:
                 match.forfeit(seat, "ran out of time")
             elif action == "leave" and not self.rules.substitutes:
                 match.forfeit(seat, "left the match")
+            elif action == "leave":
+                # The seat stays empty until a substitute takes it; a leaver never comes back.
+                self.leavers.add(str(event["player"]))
+                match.seated[seat] = None
+            elif action == "back" and event["player"] not in self.leavers:
+                # A player who dropped out retakes the seat from their substitute (RULES.md).
+                match.seated[seat] = str(event["player"])
         return Verdict(ok=True, match_result=match.result() if match.over and action in
                        ("timeout", "leave") else None)
 

@@ -8,6 +8,7 @@ so `--help` and the rules commands start fast on a Raspberry Pi.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -15,7 +16,15 @@ from typing import Any
 from firmware_bridge import cli as scoreboard_cli
 from firmware_bridge.errors import BridgeError
 from referee import __version__
-from referee.app.commands import config_cmd, demo_cmd, ledger_cmd, replay_cmd, run_cmd, simulate_cmd
+from referee.app.commands import (
+    config_cmd,
+    demo_cmd,
+    ledger_cmd,
+    replay_cmd,
+    run_cmd,
+    simulate_cmd,
+    tournament_cmd,
+)
 from referee.errors import DominoError
 from vision import calib_cli
 from vision import cli as vision_cli
@@ -34,6 +43,7 @@ COMMANDS: tuple[Callable[[Any], None], ...] = (
     vision_cli.register,
     calib_cli.register,
     ledger_cmd.register,
+    tournament_cmd.register,
     scoreboard_cli.register,
 )
 
@@ -50,17 +60,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Exit status when whoever reads our output stops reading (`domino-referee simulate … | head`):
+# 128 + SIGPIPE, what the shell reports for any filter a closed pipe stops, so `set -o pipefail`
+# scripts see the output was cut short while nothing is printed.
+BROKEN_PIPE_STATUS = 128 + 13
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         result: int = args.handler(args)
+        # Flush here, so a reader that is gone shows up as BrokenPipeError below, not at exit.
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
     except USER_ERRORS as error:
         print(f"domino-referee: error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
     return result
+
+
+def _quiet_broken_pipe() -> int:
+    """Stop quietly once stdout's reader has gone: point stdout at /dev/null, so the output still
+    buffered is dropped when Python flushes at exit instead of raising a second time there."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout with no file descriptor (a test's capture): nothing to do
+        pass
+    return BROKEN_PIPE_STATUS
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import fcntl
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import DominoError
-from referee.table.leaving import LeavingRules, LedgerEntry, bar_until
+from referee.table.leaving import LeavingRules, LedgerEntry, bar_periods
 
 LEDGER_FILE = "ledger.sqlite3"
 
@@ -97,7 +97,10 @@ class MatchSettlement:
 
 @dataclass(frozen=True)
 class Booking:
-    """The outcome of `Ledger.apply`: `applied` is False when the match was already booked."""
+    """The outcome of `Ledger.apply`: `applied` is False when the match was already booked.
+
+    `bars` maps each player to the end of the latest bar this booking completed (a late-booked
+    match can complete a window in the past, so that bar may already be over)."""
 
     applied: bool
     match_id: int
@@ -210,6 +213,7 @@ class Ledger:
             match_id = int(cursor.lastrowid or 0)
             points: dict[str, Fraction] = {}
             bars: dict[str, float] = {}
+            leavers: list[str] = []
             for seq, entry in enumerate(settlement.entries):
                 db.execute("INSERT OR IGNORE INTO players (name, first_seen) VALUES (?, ?)",
                            (entry.player, settlement.started_at))
@@ -225,25 +229,49 @@ class Ledger:
                     at = settlement.started_at + entry.abandoned_at
                     db.execute("INSERT INTO abandonments (player, match_id, at) VALUES (?, ?, ?)",
                                (entry.player, match_id, at))
-                    until = self._new_bar(entry.player, at, settlement.leaving_rules)
-                    if until is not None:
-                        db.execute("INSERT INTO bars VALUES (?, ?, ?, ?)",
-                                   (entry.player, at, until, match_id))
-                        bars[entry.player] = until
+                    if entry.player not in leavers:
+                        leavers.append(entry.player)
+            for name in leavers:
+                for _since, until in self._new_bars(name, settlement.leaving_rules):
+                    bars[name] = max(until, bars.get(name, until))
             return Booking(True, match_id, points, bars)
 
-    def _new_bar(self, name: str, at: float, rules: LeavingRules) -> float | None:
-        times = [t for (t,) in self.db.execute(
-            "SELECT at FROM abandonments WHERE player = ? AND at <= ?", (name, at))]
-        until = bar_until(times, rules)
-        # Only the abandonment just booked may start a new bar.
-        return until if until is not None and until == at + rules.bar_hours * 3600.0 else None
+    def _new_bars(self, name: str, rules: LeavingRules) -> list[tuple[float, float]]:
+        """Book the bars the player's abandonments make that are not booked yet, and return them.
+
+        Bars come from all the player's abandonment times, whatever order their matches were
+        booked in: a match booked late may complete a window whose last abandonment was booked
+        earlier, and the bar then runs from that abandonment (`referee.table.leaving.bar_periods`)."""
+        times = [t for (t,) in self.db.execute("SELECT at FROM abandonments WHERE player = ?", (name,))]
+        booked = set(self.db.execute("SELECT since, until FROM bars WHERE player = ?", (name,)).fetchall())
+        new: list[tuple[float, float]] = []
+        for since, until in bar_periods(times, rules):
+            if (since, until) in booked:
+                continue
+            (match_id,) = self.db.execute(
+                "SELECT match_id FROM abandonments WHERE player = ? AND at = ? ORDER BY id LIMIT 1",
+                (name, since)).fetchone()
+            self.db.execute("INSERT INTO bars VALUES (?, ?, ?, ?)", (name, since, until, match_id))
+            new.append((since, until))
+        return new
 
     def barred_until(self, name: str, now: float) -> float | None:
         """The end of the player's bar running at `now`, or None."""
         row = self.db.execute("SELECT MAX(until) FROM bars WHERE player = ? AND since <= ? AND until > ?",
                               (name, now, now)).fetchone()
         return None if row is None or row[0] is None else float(row[0])
+
+    def barred(self, names: Iterable[str], now: float) -> dict[str, float]:
+        """The players among `names` barred at `now`, each with the end of their bar (seconds).
+
+        For the table's Start: a non-empty answer means the match must not start, and says who is
+        barred and until when. Names the ledger has never seen are not barred."""
+        barred: dict[str, float] = {}
+        for name in names:
+            until = self.barred_until(name, now)
+            if until is not None:
+                barred[name] = until
+        return barred
 
     def standing(self, name: str, now: float) -> Standing:
         if self.db.execute("SELECT 1 FROM players WHERE name = ?", (name,)).fetchone() is None:

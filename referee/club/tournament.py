@@ -74,6 +74,21 @@ class BuyIn:
         prize = int((Decimal(cents) * percent / 100).quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
         return cls(cents, prize, cents - prize, percent)
 
+    @classmethod
+    def with_rake(cls, euros: object, rake_percent: object) -> BuyIn:
+        """A club's house rule instead of the table: any buy-in in whole cents, with its own rake
+        percentage (at least 0, under 100); the prize share is rounded to the cent as above."""
+        amount = _decimal(euros, "buy-in")
+        cents = amount * 100
+        if amount <= 0 or cents != cents.to_integral_value():
+            raise TournamentError(f"buy-in: found {euros!r}, allowed a positive amount in whole cents")
+        rake = _decimal(rake_percent, "rake")
+        if not Decimal(0) <= rake < Decimal(100):
+            raise TournamentError(f"rake: found {rake_percent!r}, allowed a percentage from 0 to under 100")
+        percent = Decimal(100) - rake
+        prize = int((cents * percent / 100).quantize(Decimal(1), rounding=ROUND_HALF_EVEN))
+        return cls(int(cents), prize, int(cents) - prize, percent)
+
     def __str__(self) -> str:
         return (f"{format_cents(self.cents)} = {format_cents(self.prize_cents)} prize pool "
                 f"({self.prize_percent}%) + {format_cents(self.rake_cents)} rake ({self.rake_percent}%)")

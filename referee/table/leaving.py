@@ -225,19 +225,28 @@ class Seating:
         return entries
 
 
-def bar_until(abandonments: Sequence[float], rules: LeavingRules) -> float | None:
-    """When a player's bar ends, given the times (seconds) of all their abandonments.
+def bar_periods(abandonments: Iterable[float], rules: LeavingRules) -> list[tuple[float, float]]:
+    """Every bar a player's abandonments make, as `(since, until)` in seconds, earliest first.
 
-    A player is barred for `bar_hours` from their `bar_abandonments`-th abandonment within
+    A bar runs `bar_hours` from each abandonment that completes `bar_abandonments` within
     `bar_window_days` (strictly less than the window between the first and the last counted).
+    It depends on the set of times alone, never on the order they were booked in: a match
+    booked late can complete a window that an earlier-booked abandonment closes.
     """
     times = sorted(abandonments)
     window = rules.bar_window_days * 86400.0
     needed = rules.bar_abandonments
-    until: float | None = None
+    bars: list[tuple[float, float]] = []
     for index, t in enumerate(times):
-        recent = [u for u in times[: index + 1] if t - u < window]
-        if len(recent) >= needed:
-            end = t + rules.bar_hours * 3600.0
-            until = end if until is None else max(until, end)
-    return until
+        # times[: index + 1] holds every abandonment up to t (equal times included by the last of them)
+        recent = sum(1 for u in times[: index + 1] if t - u < window)
+        bar = (t, t + rules.bar_hours * 3600.0)
+        if recent >= needed and bar not in bars:
+            bars.append(bar)
+    return bars
+
+
+def bar_until(abandonments: Sequence[float], rules: LeavingRules) -> float | None:
+    """When a player's last bar ends, given the times (seconds) of all their abandonments."""
+    bars = bar_periods(abandonments, rules)
+    return max(until for _, until in bars) if bars else None

@@ -13,7 +13,10 @@ A case (one JSON object per line of `regressions/<rules>.jsonl`):
 - `expect`: one entry per event across all hands (`null` skips one): `{"ok": true, "points": N}`,
   `{"error": "text"}` (a refusal whose message contains the text), and/or `{"findings": [...]}`;
 - optional `hand_results` (a partial dict per hand), `match` (partial `Match.result()`),
-  `state` (partial `Referee.snapshot()`).
+  `state` (partial `Referee.snapshot()`);
+- optional `replay`: the case is also written as a `domino-record` and replayed
+  (`referee.record.replay`); a partial dict of that report (its `events` and `hands`: what
+  `replay --json` prints). Not with `scores`, which a record cannot hold.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from fractions import Fraction
 from typing import Any
 
 from referee.errors import DominoError
+from referee.events import FORMAT, VERSION
+from referee.record import replay
 from referee.referee import Referee
 from referee.tiles import Tile, full_set
 
@@ -97,3 +102,24 @@ def run_case(case: dict[str, Any]) -> None:
         partial_match(case["match"], referee.match.result(), f"{name}: match")
     if "state" in case:
         partial_match(case["state"], referee.snapshot(), f"{name}: state")
+    if "replay" in case:
+        assert "scores" not in case, f"{name}: a record cannot start from `scores`"
+        partial_match(case["replay"], replay(as_record(case, referee.rules.max_pip)), f"{name}: replay")
+
+
+def as_record(case: dict[str, Any], max_pip: int) -> dict[str, Any]:
+    """The case as a `domino-record`: its hands, with every `"rest"` boneyard spelled out."""
+    hands = []
+    for hand in case.get("hands", []):
+        entry: dict[str, Any] = {"events": hand["events"]}
+        if "dealt" in hand:
+            boneyard = hand.get("boneyard", "rest")
+            entry["dealt"] = hand["dealt"]
+            entry["boneyard"] = rest_of(hand["dealt"], max_pip) if boneyard == "rest" else boneyard
+        hands.append(entry)
+    document: dict[str, Any] = {"format": FORMAT, "version": VERSION, "rules": case["rules"],
+                                "options": case.get("options", {}), "players": case["players"],
+                                "hands": hands}
+    if case.get("teams"):
+        document["teams"] = case["teams"]
+    return document

@@ -59,7 +59,10 @@ def test_dead_doubles_for_spectators() -> None:
         assert referee.apply(event).ok, event
     referee.apply({"player": referee.turn, "play": "6-0", "end": "left"})
     analysis = referee.snapshot()["analysis"]
-    assert analysis["dead_doubles"] == ["0-0"]  # the six other 0-tiles are down: 0-0 can never be played
+    # The six other 0-tiles are down, but both ends show 0: 0-0 can still be played, so it is not
+    # dead (issue 16; it was reported dead).
+    assert referee.open_ends == {"left": 0, "right": 0} and referee.legal_ends("0-0") == ["left", "right"]
+    assert analysis["dead_doubles"] == []
     assert analysis["unseen"]["0"] == 1
 
 
@@ -148,8 +151,8 @@ def test_replay_reports_refusals_and_command_errors(tmp_path: Path,
     dump_record(document, path)
     assert main(["replay", str(path), "--json"]) == 0
     events = json.loads(capsys.readouterr().out)["events"]
-    assert events[1] == {"hand": 1, "event": 2, "input": {"player": "B", "play": "5-6"}, "ok": False,
-                         "error": "5-6 does not match the open ends 3 (left) and 4 (right)"}
+    assert events[1] == {"hand": 1, "record_hand": 1, "event": 2, "input": {"player": "B", "play": "5-6"},
+                         "ok": False, "error": "5-6 does not match the open ends 3 (left) and 4 (right)"}
     assert main(["replay", str(tmp_path / "missing.json")]) == 1
     assert "cannot read the record" in capsys.readouterr().err
     assert main(["simulate", "--rules", "italian", "--players", "3"]) == 1

@@ -56,8 +56,12 @@ def format_report(report: dict[str, Any]) -> str:
                  if "penalty" in row else f"{row['score']:g} points")
         lines.append(f"  {row['side']}: {value}")
     if match["over"]:
-        winner = match["winner"] or "nobody (a tie)"
-        lines.append(f"winner: {winner} ({match['reason']}, {match['hands_played']} hands)")
+        sides = match.get("winning_sides") or []
+        label = "co-winners" if len(sides) > 1 else "winner"
+        winner = " and ".join(sides) or "nobody (a tie)"
+        if sorted(match.get("winner_players", [])) != sorted(match.get("winners", [])):
+            winner += f" (finished by {', '.join(match['winner_players']) or 'nobody'})"
+        lines.append(f"{label}: {winner} ({match['reason']}, {match['hands_played']} hands)")
     else:
         lines.append(f"match not finished after {match['hands_played']} hands")
     return "\n".join(lines) + "\n"
@@ -85,4 +89,6 @@ def describe_hand(result: dict[str, Any]) -> str:
         parts.append("penalties " + ", ".join(f"{k} {v}" for k, v in result["penalties"].items()))
     if "points" in result:
         parts.append("points " + ", ".join(f"{k} {v:g}" for k, v in result["points"].items()))
+    if any(result.get("play_points", {}).values()):
+        parts.append("plays scored " + ", ".join(f"{k} {v:g}" for k, v in result["play_points"].items()))
     return "; ".join(parts)

@@ -65,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
     for game in range(args.games):
         match, record = simulate_match(rules, names, strategies, rng, teams, with_record=out is not None)
         result = match.result()
-        wins[result["winner"] or "(no winner)"] += 1
+        # Co-winners (a shared first place in turkish) are counted together, as one outcome.
+        wins[" = ".join(result["winning_sides"]) or "(no winner)"] += 1
         path = None
         if out is not None and record is not None:
             path = out / f"{args.rules}-{args.seed}-{game + 1:04d}.json"
@@ -77,9 +78,11 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     for game_result in games:
-        winner = game_result["winner"] or "nobody"
+        sides = game_result["winning_sides"]
+        winner = (f"{' and '.join(sides)} {'share first place' if len(sides) > 1 else 'wins'}"
+                  if sides else "nobody wins")
         where = f" -> {game_result['record']}" if game_result["record"] else ""
-        sys.stdout.write(f"game {game_result['game']}: {winner} wins after {game_result['hands_played']} "
+        sys.stdout.write(f"game {game_result['game']}: {winner} after {game_result['hands_played']} "
                          f"hands ({game_result['reason']}){where}\n")
     sys.stdout.write("wins: " + ", ".join(f"{k} {v}" for k, v in wins.most_common()) + "\n")
     return 0

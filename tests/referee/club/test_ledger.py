@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import multiprocessing
+import random
 import sqlite3
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from referee.club.ledger import MIGRATIONS, Ledger, LedgerError, MatchSettlement, record_hash
-from referee.table.leaving import LeavingRules, LedgerEntry
+from referee.table.leaving import LeavingRules, LedgerEntry, bar_periods, bar_until
 
 HOUR = 3600.0
 DAY = 24 * HOUR
@@ -99,6 +102,71 @@ def test_the_third_abandonment_in_seven_days_bars_for_two_hours(tmp_path: Path) 
         assert ledger.barred_until("Cem", now=third - 1) is None
         cem = ledger.standing("Cem", now=third + 10)
         assert (cem.abandonments, cem.points, cem.barred_until) == (3, -66, third + 2 * HOUR)
+
+
+def abandonment(tag: str, at: float, name: str = "Cem", rules: LeavingRules | None = None) -> MatchSettlement:
+    return MatchSettlement(record_hash({"m": tag}), "turkish", at - 100.0, (
+        LedgerEntry(name, name, "leaver", Fraction(-22), abandoned_at=100.0),),
+        leaving_rules=rules or LeavingRules())
+
+
+def test_three_abandonments_booked_third_first_second_still_bar(tmp_path: Path) -> None:
+    # Issue 16: booked in this order, the old ledger never saw three within one window.
+    times = {"a": T0, "b": T0 + 3 * DAY, "c": T0 + 6 * DAY}
+    with Ledger.in_directory(tmp_path) as ledger:
+        assert ledger.apply(abandonment("c", times["c"]), applied_at=T0).bars == {}
+        assert ledger.apply(abandonment("a", times["a"]), applied_at=T0).bars == {}
+        booking = ledger.apply(abandonment("b", times["b"]), applied_at=T0)
+        # The bar runs from the abandonment that completes the window: the third, not the last booked.
+        assert booking.bars == {"Cem": times["c"] + 2 * HOUR}
+        assert ledger.barred_until("Cem", now=times["c"] + HOUR) == times["c"] + 2 * HOUR
+        assert ledger.barred_until("Cem", now=times["b"] + HOUR) is None
+
+
+def _bars(ledger: Ledger) -> list[tuple[str, float, float]]:
+    return sorted(ledger.db.execute("SELECT player, since, until FROM bars").fetchall())
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.integers(0, 20 * 24), min_size=1, max_size=7), st.randoms(use_true_random=False))
+def test_bars_do_not_depend_on_the_booking_order(tmp_path_factory: pytest.TempPathFactory,
+                                                 hours: list[int], rng: random.Random) -> None:
+    times = [T0 + h * HOUR for h in hours]
+    rules = LeavingRules(bar_abandonments=3, bar_window_days=7.0, bar_hours=2.0)
+    expected = [("Cem", since, until) for since, until in bar_periods(times, rules)]
+    for order in (list(range(len(times))), rng.sample(range(len(times)), len(times))):
+        with Ledger.in_directory(tmp_path_factory.mktemp("ledger")) as ledger:
+            made: dict[str, float] = {}
+            for index in order:
+                for name, until in ledger.apply(abandonment(f"m{index}", times[index], rules=rules),
+                                                applied_at=T0).bars.items():
+                    made[name] = max(until, made.get(name, until))
+            assert _bars(ledger) == sorted(expected)
+            assert made == ({"Cem": max(u for _, _, u in expected)} if expected else {})
+            for _, since, until in expected:
+                assert ledger.barred(["Cem", "Zeki"], now=since) == {"Cem": until}
+
+
+def test_bar_periods_by_hand() -> None:
+    rules = LeavingRules(bar_abandonments=3, bar_window_days=7.0, bar_hours=2.0)
+    # 0, 3 and 6 days: a bar from day 6; a fourth on day 8 still has 3 (days 3, 6, 8) in the window.
+    assert bar_periods([6 * DAY, 0.0, 3 * DAY, 8 * DAY], rules) == [(6 * DAY, 6 * DAY + 2 * HOUR),
+                                                                    (8 * DAY, 8 * DAY + 2 * HOUR)]
+    # Exactly 7 days between the first and the third is outside the window.
+    assert bar_periods([0.0, 3 * DAY, 7 * DAY], rules) == []
+    assert bar_until([0.0, 3 * DAY, 6 * DAY], rules) == 6 * DAY + 2 * HOUR
+
+
+def test_barred_names_who_may_not_start_and_until_when(tmp_path: Path) -> None:
+    with Ledger.in_directory(tmp_path) as ledger:
+        for tag, day in (("a", 0), ("b", 1), ("c", 2)):
+            ledger.apply(abandonment(tag, T0 + day * DAY), applied_at=T0)
+        ledger.apply(four_players("plain"), applied_at=T0)
+        now = T0 + 2 * DAY + HOUR
+        # Start with Cem at the table is refused; the answer says who and until when.
+        assert ledger.barred(["Ayşe", "Cem", "Newcomer"], now=now) == {"Cem": T0 + 2 * DAY + 2 * HOUR}
+        assert ledger.barred(["Ayşe", "Burak"], now=now) == {}
+        assert ledger.barred(["Cem"], now=T0 + 2 * DAY + 2 * HOUR) == {}   # the bar is over
 
 
 def test_an_old_schema_is_migrated_in_place(tmp_path: Path) -> None:

@@ -156,3 +156,15 @@ def test_a_substitute_above_3000_points_gains_nothing(tmp_path: Path) -> None:
                             "--data-dir", str(tmp_path), "--json"))
     assert booked["points"]["Efe"] == 0   # the seat's +1 would be his below the limit
     assert points(tmp_path)["Efe"] == 3001
+
+
+def test_the_bar_does_not_depend_on_the_order_matches_are_booked(tmp_path: Path) -> None:
+    # Cem's three abandonments (Nov 2, 3, 4) booked third, first, second: still barred from the third.
+    data = str(tmp_path / "data")
+    for name in ("turkish-leave-third-in-a-week.json", "turkish-leave-substitute-gains.json"):
+        assert as_json(ledger("record", str(RECORDS / name), "--data-dir", data, "--json"))["bars"] == {}
+    booked = as_json(ledger("record", str(RECORDS / "turkish-leave-unfinished.json"), "--data-dir", data,
+                            "--json"))
+    assert booked["bars"] == {"Cem": "2026-11-04T21:00:20+00:00"}
+    during = as_json(ledger("player", "Cem", "--data-dir", data, "--json", "--at", "2026-11-04T20:00:00Z"))
+    assert during["barred_until"] == "2026-11-04T21:00:20+00:00" and during["abandonments"] == 3

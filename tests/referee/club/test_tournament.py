@@ -5,6 +5,8 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from referee.club.tournament import (
     BuyIn,
@@ -135,3 +137,10 @@ def test_head_to_head_refunds_both_when_a_player_does_not_press_start_within_two
 def test_cents_format_as_euros() -> None:
     assert format_cents(599) == "€5.99"
     assert format_cents(-5) == "-€0.05"
+
+
+@given(st.integers(1, 1_000_000), st.decimals(0, "99.99", places=2))
+def test_a_house_rake_never_loses_or_makes_a_cent(cents: int, rake: Decimal) -> None:
+    row = BuyIn.with_rake(Decimal(cents) / 100, rake)
+    assert row.cents == cents and row.prize_cents + row.rake_cents == cents
+    assert row.rake_percent == rake and abs(row.prize_cents - cents * (100 - rake) / 100) <= Decimal("0.5")

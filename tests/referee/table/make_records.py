@@ -191,6 +191,8 @@ def turkish_records() -> None:
     unfinished = {**base, "started_at": "2026-11-03T19:00:00+00:00",
                   "hands": [{**first, "events": [*t_first[:5], {"player": "Cem", "leave": True, "t": 20}]}]}
     write("turkish-leave-unfinished.json", unfinished)
+    # Cem's third abandonment in a week (after the two above): booked in any order, it bars him.
+    write("turkish-leave-third-in-a-week.json", {**unfinished, "started_at": "2026-11-04T19:00:00+00:00"})
 
 
 if __name__ == "__main__":

@@ -172,3 +172,9 @@ def test_a_record_with_nothing_for_the_table_side_replays_as_before(
     report = replay_json("base/turkish-seed-5.json", capsys)
     assert "table" not in report
     assert report == json.loads(json.dumps(replay(load_record(RECORDS / "base" / "turkish-seed-5.json"))))
+
+
+def test_the_substitute_who_finished_the_winning_seat_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    # Ayşe leaves, Efe takes her seat and finishes it in first place: the seat wins, Efe finished.
+    match = replay_json("turkish-continue-needs-a-substitute.json", capsys)["match"]
+    assert match["winner"] == "Ayşe" and match["winners"] == ["Ayşe"] and match["winner_players"] == ["Efe"]

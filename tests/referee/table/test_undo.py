@@ -29,7 +29,7 @@ CLOCKS: dict[str, dict[str, Any]] = {
 
 def table(clock: dict[str, Any], rules: str = "italian") -> TableCore:
     settings = MatchSettings("t", rules, ("Ayşe", "Burak"), options={"target": 20}, clock=clock)
-    return TableCore(settings, engine_referee(settings))
+    return TableCore(settings, *engine_referee(settings))
 
 
 def accepted(core: TableCore, kind: str, data: dict[str, Any], t: float) -> list[dict[str, Any]]:
