@@ -18,8 +18,8 @@ from referee.errors import DominoError
 from referee.events import FORMAT, VERSION, event_action
 from referee.fields import SettingError
 from referee.moves import RecordError
-from referee.options import RULE_SET_NAMES, validate_options
 from referee.referee import Referee, RefereeObserver
+from referee.rules import RULE_SET_NAMES, validate_options
 from referee.tiles import Tile
 
 

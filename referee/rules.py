@@ -13,8 +13,8 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from referee.fields import SettingError
-from referee.options import validate_options
+from referee.fields import Field, SettingError, validate_section
+from referee.options import ALL_FIVES_OPTIONS, ITALIAN_OPTIONS, MUGGINS_OPTIONS, TURKISH_OPTIONS
 from referee.tiles import TILE_AT, Tile
 
 HIGHEST_DOUBLE = -1  # lead policy: the holder of the highest double leads it (edge case 3)
@@ -33,6 +33,7 @@ class RuleSet:
     """
 
     name: ClassVar[str] = ""
+    option_fields: ClassVar[tuple[Field, ...]] = ()   # the options a table or record may set
     spinner: ClassVar[bool] = False         # the first double is a spinner (four arms)
     fives: ClassVar[bool] = False           # plays score the open ends' multiples of five
     penalty_match: ClassVar[bool] = False   # N hands ranked by penalty, not a race to a target
@@ -57,13 +58,18 @@ class RuleSet:
     ledger_points: ClassVar[bool] = False
 
     @classmethod
+    def checked_options(cls, options: Mapping[str, object], prefix: str = "options.") -> dict[str, Any]:
+        """The complete option set, defaults filled in; raise `SettingError` naming the key."""
+        return validate_section(cls.option_fields, options, prefix)
+
+    @classmethod
     def players_allowed(cls) -> str:
         """The allowed number of players, as a message says it: "2", "2 to 4"."""
         return f"{cls.min_players}" if cls.min_players == cls.max_players else \
             f"{cls.min_players} to {cls.max_players}"
 
     def __init__(self, options: Mapping[str, object] | None = None) -> None:
-        self.options: dict[str, Any] = validate_options(self.name, dict(options or {}))
+        self.options: dict[str, Any] = self.checked_options(options or {})
         self.max_pip: int = self.options["max_pip"]
         self.must_play: bool = bool(self.options.get("must_play", True))
         self.play_again: bool = bool(self.options.get("play_again", False))
@@ -182,6 +188,7 @@ class Turkish(RuleSet):
     """Club block/draw game: penalties per hand, rank points after N hands."""
 
     name = "turkish"
+    option_fields = TURKISH_OPTIONS
     penalty_match = True
     length_option = "hands"
     short_match_options = MappingProxyType({"hands": 1})
@@ -204,6 +211,7 @@ class Italian(RuleSet):
     """Two-player draw game; the hand's low count scores the difference; match to 50."""
 
     name = "italian"
+    option_fields = ITALIAN_OPTIONS
     min_players = max_players = default_players = short_match_players = 2
     short_match_options = MappingProxyType({"target": 20})
     own_clock = "italian"
@@ -226,6 +234,7 @@ class Muggins(RuleSet):
     """Multiples of five on every play, no spinner; game to 200."""
 
     name = "muggins"
+    option_fields = MUGGINS_OPTIONS
     fives = True
     short_match_options = MappingProxyType({"target": 150})
 
@@ -248,6 +257,7 @@ class AllFives(RuleSet):
     """All Fives with a spinner; game to 250."""
 
     name = "all-fives"
+    option_fields = ALL_FIVES_OPTIONS
     spinner = True
     fives = True
     short_match_players = 2
@@ -267,6 +277,7 @@ class AllFives(RuleSet):
 
 
 RULE_SETS: dict[str, type[RuleSet]] = {cls.name: cls for cls in (Turkish, Italian, Muggins, AllFives)}
+RULE_SET_NAMES: tuple[str, ...] = tuple(RULE_SETS)
 
 
 def find_rules(name: str) -> type[RuleSet]:
@@ -275,3 +286,8 @@ def find_rules(name: str) -> type[RuleSet]:
         return RULE_SETS[name]
     except (KeyError, TypeError):
         raise SettingError("rules", f"found {name!r}, allowed one of {', '.join(RULE_SETS)}") from None
+
+
+def validate_options(rules: str, options: Mapping[str, object], prefix: str = "options.") -> dict[str, Any]:
+    """The complete option set for the rule set called `rules`; raise `SettingError` naming the key."""
+    return find_rules(rules).checked_options(options, prefix)

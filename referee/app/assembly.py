@@ -21,8 +21,8 @@ from referee.app.mqtt import MqttLink, MqttSettings
 from referee.app.ports import BoardView, Device, Display, Feed, Signals
 from referee.app.service import TableService
 from referee.fields import validate_section
-from referee.options import validate_options
 from referee.referee import Referee
+from referee.rules import validate_options
 from referee.table.clocks import CLOCK_FIELDS, clock_from_config
 from referee.table.observer import TableObserver
 from referee.table.tableside import TableSide

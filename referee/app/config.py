@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.fields import Field, SettingError, validate_section
-from referee.options import RULE_SET_NAMES, validate_options
-from referee.rules import find_rules
+from referee.rules import RULE_SET_NAMES, find_rules, validate_options
 from referee.table.clocks import CLOCK_FIELDS
 
 ENV_PREFIX = "DOMINO_REFEREE__"

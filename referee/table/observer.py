@@ -15,8 +15,8 @@ from fractions import Fraction
 from typing import Any
 
 from referee.events import RECORDED_ONLY, SCREENED_ACTIONS, is_table_event
-from referee.options import validate_options
 from referee.referee import Observer, Referee, Verdict
+from referee.rules import validate_options
 from referee.table.tableside import SavedSide, TableSide, TableVerdict
 
 

@@ -8,8 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from referee.fields import SettingError
-from referee.options import validate_options
-from referee.rules import find_rules
+from referee.rules import find_rules, validate_options
 
 
 @pytest.mark.parametrize(("rules", "default"), [("muggins", 200), ("all-fives", 250), ("italian", 50)])

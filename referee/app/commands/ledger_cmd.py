@@ -20,8 +20,7 @@ from typing import Any
 
 from referee.app.config import load_config
 from referee.club.ledger import Ledger, LedgerError, MatchSettlement, Standing, record_hash
-from referee.options import validate_options
-from referee.rules import find_rules
+from referee.rules import find_rules, validate_options
 from referee.table.leaving import LeavingRules, LedgerEntry
 from referee.table.observer import replay_table, seat_points
 

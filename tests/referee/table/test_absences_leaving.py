@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from referee.options import validate_options
+from referee.rules import validate_options
 from referee.table.absences import AbsenceError, AbsenceRules, Absences
 from referee.table.leaving import LeavingRules, SeatError, Seating, bar_until
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from referee.app.cli import main
-from referee.options import validate_options
 from referee.referee import Referee
+from referee.rules import validate_options
 from referee.table.observer import TableObserver
 from referee.table.tableside import TableSide
 from tests.referee.app.clocked import ClockedTable

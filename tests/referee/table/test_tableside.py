@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from referee.events import is_table_event
-from referee.options import validate_options
+from referee.rules import validate_options
 from referee.table.clocks import FischerClock
 from referee.table.tableside import TableSide, TableVerdict
 
