@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +19,8 @@ from referee.app.core import MatchSettings, RefereeFactory
 from referee.app.eventlog import EventLog
 from referee.app.mqtt import MqttLink, MqttSettings
 from referee.app.ports import BoardView, Device, Display, Feed, Signals
-from referee.app.service import TableService
+from referee.app.service import BarCheck, TableService
+from referee.club.ledger import LEDGER_FILE, Ledger
 from referee.fields import validate_section
 from referee.referee import Referee
 from referee.rules import validate_options
@@ -105,13 +106,28 @@ def build_table(config: Config, *, referee_factory: RefereeFactory = engine_refe
     log = EventLog(data / "events.sqlite")
     service = TableService(settings, log=log, referee_factory=referee_factory,
                            display=FanOutDisplay(list(displays or [])),
-                           signals=FanOutSignals(list(signals or [])), now=now, records_dir=data / "records")
+                           signals=FanOutSignals(list(signals or [])), now=now, records_dir=data / "records",
+                           bar_check=ledger_bar_check(data))
     table = Table(service, devices=list(devices or []))
     if config["mqtt"]["enabled"] if mqtt is None else mqtt:
         link = MqttLink(MqttSettings.from_config(config), on_command=service.command, outbox=log)
         service.publisher = link
         table.link = link
     return table
+
+
+def ledger_bar_check(data_dir: Path, *, wall: Callable[[], float] = time.time) -> BarCheck:
+    """Start asks the club ledger in the data directory (if there is one) who is barred now.
+
+    A ledger that cannot be read does not stop the club's match: its error is a note and nobody
+    counts as barred (the bars are the ledger's; the match is the players')."""
+    def check(players: Sequence[str]) -> dict[str, float]:
+        path = data_dir / LEDGER_FILE
+        if not path.exists():
+            return {}
+        with Ledger(path) as ledger:
+            return ledger.barred(players, wall())
+    return check
 
 
 def print_line(text: str) -> None:

@@ -6,7 +6,7 @@ import json
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,17 @@ from referee.app.ports import (
     Signals,
 )
 
+# The players among those given who may not be seated now, each with the end of their bar
+# (wall-clock seconds): the club ledger's habitual-leaver bars (`Ledger.barred`).
+BarCheck = Callable[[Sequence[str]], Mapping[str, float]]
+
+
+def describe_bars(barred: Mapping[str, float]) -> str:
+    """`Cem is barred until 2026-12-01 22:15 (habitual leaver): no match starts`."""
+    names = "; ".join(f"{name} is barred until {time.strftime('%Y-%m-%d %H:%M', time.localtime(until))}"
+                      for name, until in sorted(barred.items()))
+    return f"{names} (habitual leaver): no match starts"
+
 
 class TableService:
     """Runs one table. Devices call `feed` from any thread; `run` (one thread) does everything else."""
@@ -31,7 +42,8 @@ class TableService:
     def __init__(self, settings: MatchSettings, *, log: EventLog, referee_factory: RefereeFactory,
                  display: Display | None = None,
                  signals: Signals | None = None, publisher: Publisher | None = None,
-                 now: Callable[[], float] = time.monotonic, records_dir: Path | None = None) -> None:
+                 now: Callable[[], float] = time.monotonic, records_dir: Path | None = None,
+                 bar_check: BarCheck | None = None) -> None:
         self.settings = settings
         self.log = log
         self.referee_factory = referee_factory
@@ -40,6 +52,7 @@ class TableService:
         self.publisher = publisher
         self.now = now
         self.records_dir = records_dir
+        self.bar_check = bar_check
         self.core: TableCore | None = None
         self.match_id = 0
         self.origin = 0.0
@@ -173,6 +186,10 @@ class TableService:
     def _start(self, inp: Input) -> bool:
         if self.core is not None and self.core.phase != "match-over":
             self.note("a match is running: finish it or undo, Start begins a new match only after the end")
+            return False
+        barred = self.bar_check(self.settings.players) if self.bar_check is not None else {}
+        if barred:
+            self.note(describe_bars(barred), error=True)
             return False
         self.match_over.clear()
         self.match_id = self.log.begin_match(self.settings.as_dict())
