@@ -119,8 +119,8 @@ def build_table(config: Config, *, referee_factory: RefereeFactory = engine_refe
 def ledger_bar_check(data_dir: Path, *, wall: Callable[[], float] = time.time) -> BarCheck:
     """Start asks the club ledger in the data directory (if there is one) who is barred now.
 
-    A ledger that cannot be read does not stop the club's match: its error is a note and nobody
-    counts as barred (the bars are the ledger's; the match is the players')."""
+    A ledger that cannot be read raises `LedgerError`: Start then says the bars were not checked
+    and the match begins (the bars are the ledger's; the match is the players')."""
     def check(players: Sequence[str]) -> dict[str, float]:
         path = data_dir / LEDGER_FILE
         if not path.exists():

@@ -23,6 +23,7 @@ from referee.app.ports import (
     Publisher,
     Signals,
 )
+from referee.errors import DominoError
 
 # The players among those given who may not be seated now, each with the end of their bar
 # (wall-clock seconds): the club ledger's habitual-leaver bars (`Ledger.barred`).
@@ -187,7 +188,11 @@ class TableService:
         if self.core is not None and self.core.phase != "match-over":
             self.note("a match is running: finish it or undo, Start begins a new match only after the end")
             return False
-        barred = self.bar_check(self.settings.players) if self.bar_check is not None else {}
+        try:
+            barred = self.bar_check(self.settings.players) if self.bar_check is not None else {}
+        except DominoError as error:   # the bars are the ledger's; the match is the players'
+            barred = {}
+            self.note(f"bars not checked: {error}")
         if barred:
             self.note(describe_bars(barred), error=True)
             return False

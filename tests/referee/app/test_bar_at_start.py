@@ -71,3 +71,11 @@ def test_build_table_checks_the_ledger_in_its_data_directory(tmp_path: Path) -> 
     assert table.service.bar_check is not None
     assert table.service.bar_check(PLAYERS) == {"Cem": until}
     table.service.log.close()
+
+
+def test_an_unreadable_ledger_is_said_and_the_match_starts(tmp_path: Path) -> None:
+    (tmp_path / "ledger.sqlite3").write_bytes(b"not a database" * 100)
+    service, display, _ = service_at(tmp_path, wall=T0)
+    assert service.handle(Input(InputKind.START, {}, 10.0)) is True and service.core is not None
+    assert any(view.message.startswith("bars not checked: ") for view in display.views)
+    service.log.close()
