@@ -15,6 +15,8 @@ from referee.app.eventlog import EventLog
 from .conftest import SmallDemo
 
 ROOT = Path(__file__).resolve().parents[3]
+
+
 def logged(directory: Path) -> list[tuple[str, dict[str, object], float]]:
     log = EventLog(directory / "events.sqlite")
     entry = log.last_match()
