@@ -201,6 +201,7 @@ class MqttLink:
         self._said_at: float | None = None
         self._login_refused = False
         self.connected = threading.Event()
+        self.subscribed = threading.Event()   # the broker confirmed the command subscription
         self.client = _Client(CallbackAPIVersion.VERSION2, client_id=settings.session_id,
                               protocol=paho.MQTTv5, transport=settings.transport,  # type: ignore[arg-type]
                               reconnect_on_failure=True)
@@ -382,6 +383,7 @@ class MqttLink:
         try:
             was_connected = self.connected.is_set()
             self.connected.clear()
+            self.subscribed.clear()
             if not self._login_refused and (was_connected or reason.is_failure):
                 self._report(State.FAILED, f"lost the connection to broker {self.settings.address}: {reason}")
             if self._on_connection is not None:
@@ -393,7 +395,9 @@ class MqttLink:
                     properties: Properties | None) -> None:
         try:
             refused = [reason for reason in reasons if reason.is_failure]
-            if refused:
+            if not refused:
+                self.subscribed.set()
+            else:
                 self._report(State.FAILED, f"broker {self.settings.address} refused the subscription to "
                                            f"{self.settings.topic('cmd/+')}{self._as_user()}: {refused[0]}"
                                            " (commands cannot arrive; check the broker's ACL)")
