@@ -139,7 +139,8 @@ class Outbox(Protocol):
     def undelivered(self) -> list[tuple[int, str]]: ...
 
 
-def connect_failure(settings: MqttSettings, error: OSError) -> str:
+def connect_failure(settings: MqttSettings, error: OSError,
+                    timeout: float = CONNECT_TIMEOUT_SECONDS) -> str:
     """One line saying why a connection attempt failed, in the technician's terms."""
     where = settings.address
     if isinstance(error, socket.gaierror):
@@ -147,7 +148,7 @@ def connect_failure(settings: MqttSettings, error: OSError) -> str:
     if isinstance(error, ConnectionRefusedError):
         return f"broker {where} refused the connection: nothing listens there (is mosquitto running?)"
     if isinstance(error, TimeoutError):
-        return (f"no answer from broker {where} within {CONNECT_TIMEOUT_SECONDS:g} s "
+        return (f"no answer from broker {where} within {timeout:g} s "
                 "(wrong address, or a firewall drops the packets)")
     if isinstance(error, ssl.SSLError):
         return f"TLS with broker {where} failed: {error.reason or error}"
@@ -200,6 +201,7 @@ class MqttLink:
         self._state: str | None = None
         self._said_at: float | None = None
         self._login_refused = False
+        self._stopping = False
         self.connected = threading.Event()
         self.subscribed = threading.Event()   # the broker confirmed the command subscription
         self.client = _Client(CallbackAPIVersion.VERSION2, client_id=settings.session_id,
@@ -218,7 +220,9 @@ class MqttLink:
         if settings.tls:
             context = ssl.create_default_context(cafile=settings.ca_file)
             self.client.tls_set_context(context)
-        self.client.will_set(settings.topic("status"), self._status_text("offline", "connection lost"),
+        # The will is fixed at connect time, so it carries no (stale) health.
+        self.client.will_set(settings.topic("status"),
+                             self._status_text("offline", "connection lost", with_health=False),
                              qos=1, retain=True)
         self.client.on_connect = self._connected
         self.client.on_disconnect = self._disconnected
@@ -253,6 +257,7 @@ class MqttLink:
             waiting = any(seq is not None for seq, _ in self._pending.values())
         if waiting:
             self.connected.wait(timeout)
+        self._stopping = True
         if self.connected.is_set():
             self.flush(timeout)
             info = self.client.publish(self.settings.topic("status"), self._status_text("offline", "stopped"),
@@ -284,9 +289,10 @@ class MqttLink:
         if self.connected.is_set():
             self._publish("status", self._status_text("online"), retain=True)
 
-    def _status_text(self, state: str, why: str = "") -> str:
-        document: dict[str, Any] = {"state": state, "table": self.settings.table_id,
-                                    "health": self.health.as_dict()}
+    def _status_text(self, state: str, why: str = "", *, with_health: bool = True) -> str:
+        document: dict[str, Any] = {"state": state, "table": self.settings.table_id}
+        if with_health:
+            document["health"] = self.health.as_dict()
         if why:
             document["why"] = why
         return json.dumps(document, ensure_ascii=False, sort_keys=True)
@@ -325,9 +331,9 @@ class MqttLink:
     def _connected_line(self) -> str:
         return f"connected to broker {self.settings.address}{self._as_user()}"
 
-    def _report(self, state: State, why: str) -> None:
+    def _report(self, state: State, why: str) -> bool:
         """Report the link's health; say it when it is news, and again every `REMINDER_SECONDS`
-        while it is not ok (each reconnection attempt comes here)."""
+        while it is not ok (each reconnection attempt comes here). Returns whether it was news."""
         news = self.health.report(HEALTH_PART, state, why)
         now = self._now()
         with self._lock:
@@ -338,6 +344,7 @@ class MqttLink:
         if due:
             part = self.health.get(HEALTH_PART)
             self._say(PartHealth(HEALTH_PART, state, 0.0, why).line() if part is None else part.line())
+        return news
 
     def _health_changed(self, part: PartHealth) -> None:
         try:
@@ -347,7 +354,7 @@ class MqttLink:
 
     def _attempt_failed(self, error: OSError) -> None:
         try:
-            self._report(State.FAILED, connect_failure(self.settings, error))
+            self._report(State.FAILED, connect_failure(self.settings, error, self.client.connect_timeout))
         except Exception:
             logger.exception("mqtt: cannot report a failed connection attempt")
 
@@ -367,8 +374,8 @@ class MqttLink:
             options = SubscribeOptions(qos=1, noLocal=True)
             client.subscribe(self.settings.topic("cmd/+"), options=options)
             self.connected.set()
-            self._report(State.OK, self._connected_line())
-            self.publish_status()
+            if not self._report(State.OK, self._connected_line()):
+                self.publish_status()   # (news republishes it through the health listener)
             with self._lock:
                 state = self._state
             if state is not None:
@@ -384,8 +391,13 @@ class MqttLink:
             was_connected = self.connected.is_set()
             self.connected.clear()
             self.subscribed.clear()
-            if not self._login_refused and (was_connected or reason.is_failure):
+            if self._login_refused or self._stopping:
+                pass   # the refusal said it all; a stop is no fault
+            elif was_connected:
                 self._report(State.FAILED, f"lost the connection to broker {self.settings.address}: {reason}")
+            elif reason.is_failure:
+                self._report(State.FAILED, f"broker {self.settings.address} took the connection but never "
+                                           f"answered the MQTT handshake: {reason}")
             if self._on_connection is not None:
                 self._on_connection(False)
         except Exception:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import queue
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,26 @@ class Clock:
         return self.t
 
 
+class Lines:
+    """The link's lines, for waiting on (never sleeping)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.changed = threading.Condition()
+
+    def __call__(self, line: str) -> None:
+        with self.changed:
+            self.lines.append(line)
+            self.changed.notify_all()
+
+    def wait_for(self, fragment: str, count: int = 1, timeout: float = 20) -> list[str]:
+        def matching() -> list[str]:
+            return [line for line in self.lines if fragment in line]
+        with self.changed:
+            assert self.changed.wait_for(lambda: len(matching()) >= count, timeout), (fragment, self.lines)
+            return matching()
+
+
 @dataclass
 class MqttTable:
     service: TableService
@@ -62,7 +83,7 @@ class MqttTable:
     errors: Watcher          # subscribed to cmd/errors only
     display: RecordingDisplay
     clock: Clock
-    lines: list[str] = field(default_factory=list)
+    lines: Lines = field(default_factory=Lines)
     processed: queue.Queue[tuple[Input, bool]] = field(default_factory=queue.Queue)
 
     def command(self, name: str, payload: str = "") -> None:
@@ -99,9 +120,9 @@ def serve(broker: Broker, tmp_path: Path, settings: MatchSettings = SETTINGS, **
     display = RecordingDisplay()
     service = TableService(settings, log=log, referee_factory=engine_referee, display=display, now=clock,
                            records_dir=tmp_path / "records")
-    lines: list[str] = []
+    lines = Lines()
     mqtt = MqttLink(settings_for(broker), on_command=service.command, outbox=log,
-                    health=link.pop("health", Health()), say=lines.append, **link)
+                    health=link.pop("health", Health()), say=lines, **link)
     service.publisher = mqtt
     errors = Watcher(broker, "viewer")
     errors.subscribe("domino/t1/cmd/errors")
