@@ -26,6 +26,7 @@ def link_to(settings: MqttSettings, lines: Lines, clock: Clock | None = None,
             health: Health | None = None) -> MqttLink:
     link = MqttLink(settings, on_command=lambda command: None, say=lines, now=clock or Clock(),
                     health=health)
+    link.client.reconnect_delay_set(min_delay=0.1, max_delay=0.4)   # the test's patience, not the backoff's
     link.start()
     return link
 
