@@ -82,8 +82,8 @@ class TableService:
 
         Its player fields are checked against the table's players (substitutes included) when its
         turn comes; a refusal of any kind is answered once through `command.reply`."""
-        return self.feed(Input(InputKind(command.name), dict(command.args), self.now(), origin=command.origin or "mqtt",
-                               reply=command.reply))
+        return self.feed(Input(InputKind(command.name), dict(command.args), self.now(),
+                               origin=command.origin or "mqtt", reply=command.reply))
 
     def players(self) -> tuple[str, ...]:
         """Everyone a command may name: the seats' players and the substitutes who sat down."""
