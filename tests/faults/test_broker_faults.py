@@ -83,6 +83,20 @@ def test_blackholed_broker_is_said_after_the_connect_timeout() -> None:
             sock.close()
 
 
+def test_a_broker_that_never_answers_is_said() -> None:
+    # The kernel completes the TCP handshake of a listener nobody serves; MQTT's CONNACK never comes.
+    with socket.socket() as mute:
+        mute.bind(("127.0.0.1", 0))
+        mute.listen(8)
+        port = mute.getsockname()[1]
+        lines = Lines()
+        link = link_to(MqttSettings.from_url(f"mqtt://127.0.0.1:{port}", "t1", keepalive=1), lines)
+        line = lines.wait_for("never answered")[0]
+        assert line.startswith(f"mqtt failed: broker 127.0.0.1:{port} took the connection but never "
+                               "answered the MQTT handshake")
+        link.stop()
+
+
 def test_wrong_password_is_said_and_said_again(broker: Broker) -> None:
     lines, clock = Lines(), Clock()
     wrong = MqttSettings.from_url(broker.url, "t1", username="referee", password="guess")
