@@ -17,6 +17,7 @@ from pathlib import Path
 from referee.app.config import Config
 from referee.app.core import MatchSettings, RefereeFactory
 from referee.app.eventlog import EventLog
+from referee.app.health import Health
 from referee.app.mqtt import MqttLink, MqttSettings
 from referee.app.ports import BoardView, Device, Display, Feed, Signals
 from referee.app.service import BarCheck, TableService
@@ -74,6 +75,7 @@ class Table:
     closers: list[Callable[[], None]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     resumed: bool = False
+    health: Health = field(default_factory=Health)
 
     def start(self, tick_interval: float | None = 0.1) -> None:
         self.resumed = self.service.resume()
@@ -110,7 +112,8 @@ def build_table(config: Config, *, referee_factory: RefereeFactory = engine_refe
                            bar_check=ledger_bar_check(data))
     table = Table(service, devices=list(devices or []))
     if config["mqtt"]["enabled"] if mqtt is None else mqtt:
-        link = MqttLink(MqttSettings.from_config(config), on_command=service.command, outbox=log)
+        link = MqttLink(MqttSettings.from_config(config), on_command=service.command, outbox=log,
+                        health=table.health)
         service.publisher = link
         table.link = link
     return table

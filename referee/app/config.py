@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee.app.intake import QUOTE_CHARS, name_problem
 from referee.fields import Field, SettingError, validate_section
 from referee.rules import RULE_SET_NAMES, find_rules, validate_options
 from referee.table.clocks import CLOCK_FIELDS
@@ -32,6 +33,10 @@ def _unique_names(value: list[str]) -> str | None:
         return "player names must be distinct"
     if any(not name.strip() for name in value):
         return "player names must not be empty"
+    for name in value:
+        problem = name_problem(name)
+        if problem is not None:   # the same check as a command's names, so a command can name them
+            return f"player {name[:QUOTE_CHARS]!r}: {problem}"
     return None
 
 

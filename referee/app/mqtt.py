@@ -4,38 +4,64 @@ Topics live under ``<prefix>/<table-id>/``:
 
 - ``state``   retained JSON document of the whole table (rewritten on every change and reconnect)
 - ``events``  QoS 1 stream, one JSON object per decision, numbered by ``seq``
-- ``status``  retained ``online``/``offline`` (the last will says ``offline``)
+- ``status``  retained JSON ``{"state": "online"|"offline", "health": {...}, ...}`` (the last
+  will says offline)
 - ``cmd/<name>`` commands from the table manager (start, continue, pass, undo, ...)
-- ``cmd/errors`` what was wrong with a refused command
+- ``cmd/errors`` what was wrong with a refused command (only ever an answer to a command)
 
 Who may command is the broker's business: its password file and ACL let only the manager's user
-write ``cmd/#``. The link never trusts a payload: `parse_command` checks it and a malformed one is
-answered on ``cmd/errors`` and changes nothing. Events go through an `Outbox` (the event log) and
-are marked delivered only when the broker's PUBACK arrives, so a crash or a broker outage loses none.
+write ``cmd/#``. The link never trusts a payload: `parse_command` checks it, a malformed one is
+answered once on ``cmd/errors`` and changes nothing, and no payload can stop paho's network thread
+(every callback catches everything and reports it). Events go through an `Outbox` (the event log)
+and are marked delivered only when the broker's PUBACK arrives, so a crash or a broker outage loses
+none. The command subscription lives in a persistent session (a stable client id per table,
+``clean_start=False``, `SESSION_EXPIRY_SECONDS`), so a command sent while the service restarts is
+delivered when it is back.
+
+The link is never silent: an unreachable broker (refused, unknown host, no answer), a refused
+login, a refused subscription or publish (the ACL) is reported on the `Health` part ``mqtt`` and
+said in one line the moment it happens and again, at most every `REMINDER_SECONDS`, while it
+lasts; paho reconnects with a backoff from `RECONNECT_MIN_SECONDS` to `RECONNECT_MAX_SECONDS`.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import socket
 import ssl
 import threading
+import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import paho.mqtt.client as paho
-from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
+from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from referee.app.config import Config
-from referee.app.intake import Command, CommandError, parse_command
+from referee.app.health import REMINDER_SECONDS, Health, PartHealth, State
+from referee.app.intake import ECHO_CHARS, Command, CommandError, RateLimiter, parse_command
 from referee.errors import DominoError
 
 DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883, "ws": 80, "wss": 443}
+# How long the broker keeps the service's session (its command subscription and the QoS 1 commands
+# sent to it) while the service is away: long enough for a restart or a reboot of the Pi, short
+# enough that yesterday's commands are not acted on today.
+SESSION_EXPIRY_SECONDS = 600
+RECONNECT_MIN_SECONDS = 1        # paho's reconnect backoff: doubles from here ...
+RECONNECT_MAX_SECONDS = 30       # ... up to here (the reminder interval: each retry can say it again)
+CONNECT_TIMEOUT_SECONDS = 5.0    # a TCP connect with no answer (a blackholed address) gives up after this
+HEALTH_PART = "mqtt"
+COMMAND_ORIGIN = "mqtt"          # the rate limiter's origin for every command that came over MQTT
+
+logger = logging.getLogger(__name__)
 
 class MqttSettingError(DominoError, ValueError):
     """The [mqtt] section names something the link cannot use (URL, password file)."""
@@ -93,8 +119,16 @@ class MqttSettings:
                     f"mqtt.password_file: cannot read {name!r}: {error.strerror}") from None
         return cls.from_url(section["url"], config["table"]["id"], prefix=section["topic_prefix"],
                             tls=section["tls"], ca_file=section["ca_file"], username=section["username"],
-                            password=password, keepalive=section["keepalive"],
-                            client_id=f"domino-referee-{config['table']['id']}")
+                            password=password, keepalive=section["keepalive"])
+
+    @property
+    def session_id(self) -> str:
+        """The MQTT client id: stable per table, so the broker keeps the command session."""
+        return self.client_id or f"domino-referee-{self.table_id}"
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
 
 
 class Outbox(Protocol):
@@ -105,30 +139,80 @@ class Outbox(Protocol):
     def undelivered(self) -> list[tuple[int, str]]: ...
 
 
+def connect_failure(settings: MqttSettings, error: OSError,
+                    timeout: float = CONNECT_TIMEOUT_SECONDS) -> str:
+    """One line saying why a connection attempt failed, in the technician's terms."""
+    where = settings.address
+    if isinstance(error, socket.gaierror):
+        return f"cannot find the broker host {settings.host!r} ({error.strerror or error}): check [mqtt] url"
+    if isinstance(error, ConnectionRefusedError):
+        return f"broker {where} refused the connection: nothing listens there (is mosquitto running?)"
+    if isinstance(error, TimeoutError):
+        return (f"no answer from broker {where} within {timeout:g} s "
+                "(wrong address, or a firewall drops the packets)")
+    if isinstance(error, ssl.SSLError):
+        return f"TLS with broker {where} failed: {error.reason or error}"
+    return f"cannot connect to broker {where}: {error.strerror or error}"
+
+
+class _Client(paho.Client):
+    """paho's client, telling why each (re)connection attempt failed: paho's loop retries with
+    backoff but keeps the reason to itself."""
+
+    on_attempt_failed: Callable[[OSError], None] | None = None
+
+    def reconnect(self) -> MQTTErrorCode:
+        try:
+            return super().reconnect()
+        except OSError as error:
+            if self.on_attempt_failed is not None:
+                self.on_attempt_failed(error)
+            raise
+
+
 class MqttLink:
     """One broker connection: publishes state/events/status and hands checked commands on.
 
-    `on_command` is called from paho's network thread; it should only enqueue. The link reconnects
-    by itself (paho's loop), keeps unacknowledged QoS 1 messages queued across reconnects, and
-    republishes the latest state and ``online`` on every connect.
+    `on_command` is called from paho's network thread with each well-formed command (its `reply`
+    answers a refusal on ``cmd/errors``); it should only enqueue. The link reconnects by itself
+    (paho's loop, with backoff), keeps unacknowledged QoS 1 messages queued across reconnects, and
+    republishes the latest state and the status on every connect and the status on every change
+    of `health`. `say` gets each line about the connection (default: the ``referee.app.mqtt``
+    logger, a warning while unhealthy); `now` is the monotonic clock of its reminders.
     """
 
-    def __init__(self, settings: MqttSettings, *, on_command: Callable[[Command], None],
-                 outbox: Outbox | None = None, on_connection: Callable[[bool], None] | None = None) -> None:
+    def __init__(self, settings: MqttSettings, *, on_command: Callable[[Command], object],
+                 outbox: Outbox | None = None, on_connection: Callable[[bool], None] | None = None,
+                 health: Health | None = None, limiter: RateLimiter | None = None,
+                 say: Callable[[str], None] | None = None,
+                 now: Callable[[], float] = time.monotonic) -> None:
         self.settings = settings
         self._on_command = on_command
         self._on_connection = on_connection
         self._outbox = outbox
+        self.health = health if health is not None else Health()
+        self.limiter = limiter if limiter is not None else RateLimiter()
+        self._say = say or _log_line
+        self._now = now
         self._lock = threading.Condition()
-        self._pending: dict[int, int | None] = {}
-        self._answered_early: dict[int, bool] = {}  # mid -> the broker accepted it
+        self._pending: dict[int, tuple[int | None, str]] = {}   # mid -> (event seq, leaf)
+        self._answered_early: dict[int, ReasonCode] = {}        # mid -> the broker's PUBACK
+        self._refused: dict[str, str] = {}                      # leaf -> why the broker refused it
         self._state: str | None = None
+        self._said_at: float | None = None
+        self._login_refused = False
+        self._stopping = False
         self.connected = threading.Event()
-        self.client = paho.Client(CallbackAPIVersion.VERSION2, client_id=settings.client_id,
-                                  protocol=paho.MQTTv5, transport=settings.transport,  # type: ignore[arg-type]
-                                  reconnect_on_failure=True)
+        self.subscribed = threading.Event()   # the broker confirmed the command subscription
+        self.client = _Client(CallbackAPIVersion.VERSION2, client_id=settings.session_id,
+                              protocol=paho.MQTTv5, transport=settings.transport,  # type: ignore[arg-type]
+                              reconnect_on_failure=True)
+        self.client.on_attempt_failed = self._attempt_failed
+        # A callback's exception must never end the network thread (ours catch everything already).
+        self.client.suppress_exceptions = True
+        self.client.connect_timeout = CONNECT_TIMEOUT_SECONDS
         self.client.max_queued_messages_set(0)
-        self.client.reconnect_delay_set(min_delay=1, max_delay=8)
+        self.client.reconnect_delay_set(min_delay=RECONNECT_MIN_SECONDS, max_delay=RECONNECT_MAX_SECONDS)
         if settings.transport == "websockets":
             self.client.ws_set_options(path=settings.path)
         if settings.username:
@@ -136,15 +220,24 @@ class MqttLink:
         if settings.tls:
             context = ssl.create_default_context(cafile=settings.ca_file)
             self.client.tls_set_context(context)
-        self.client.will_set(settings.topic("status"), "offline", qos=1, retain=True)
+        # The will is fixed at connect time, so it carries no (stale) health.
+        self.client.will_set(settings.topic("status"),
+                             self._status_text("offline", "connection lost", with_health=False),
+                             qos=1, retain=True)
         self.client.on_connect = self._connected
         self.client.on_disconnect = self._disconnected
         self.client.on_message = self._message
         self.client.on_publish = self._published
+        self.client.on_subscribe = self._subscribed
+        self.health.subscribe(self._health_changed)
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
-        self.client.connect_async(self.settings.host, self.settings.port, keepalive=self.settings.keepalive)
+        self._report(State.DEGRADED, f"connecting to broker {self.settings.address}{self._as_user()}")
+        session = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+        session.SessionExpiryInterval = SESSION_EXPIRY_SECONDS
+        self.client.connect_async(self.settings.host, self.settings.port, keepalive=self.settings.keepalive,
+                                  clean_start=False, properties=session)
         self.client.loop_start()
         if self._outbox is not None:
             for seq, payload in self._outbox.undelivered():
@@ -158,14 +251,17 @@ class MqttLink:
 
     def stop(self, timeout: float = 5.0) -> None:
         """Deliver what is still unacknowledged (waiting up to `timeout` for the broker), say
-        ``offline`` and disconnect."""
+        ``offline`` and disconnect. The broker keeps the command session for
+        `SESSION_EXPIRY_SECONDS`, so commands sent until the next start are not lost."""
         with self._lock:
-            waiting = any(seq is not None for seq in self._pending.values())
+            waiting = any(seq is not None for seq, _ in self._pending.values())
         if waiting:
             self.connected.wait(timeout)
+        self._stopping = True
         if self.connected.is_set():
             self.flush(timeout)
-            info = self.client.publish(self.settings.topic("status"), "offline", qos=1, retain=True)
+            info = self.client.publish(self.settings.topic("status"), self._status_text("offline", "stopped"),
+                                       qos=1, retain=True)
             if info.rc == paho.MQTT_ERR_SUCCESS:
                 info.wait_for_publish(timeout=2)
         self.client.disconnect()
@@ -183,62 +279,193 @@ class MqttLink:
         self._publish("events", payload, seq=seq)
 
     def publish_error(self, message: str, received: str = "") -> None:
-        self._publish("cmd/errors", json.dumps({"error": message, "received": received}, ensure_ascii=False))
+        """Answer one command on ``cmd/errors`` (only ever called for a command)."""
+        self._publish("cmd/errors", json.dumps({"error": message, "received": received[:ECHO_CHARS]},
+                                               ensure_ascii=False))
+
+    def publish_status(self) -> None:
+        """The retained ``status``: online and each part's health (only while connected: on a
+        connect the status is published anyway)."""
+        if self.connected.is_set():
+            self._publish("status", self._status_text("online"), retain=True)
+
+    def _status_text(self, state: str, why: str = "", *, with_health: bool = True) -> str:
+        document: dict[str, Any] = {"state": state, "table": self.settings.table_id}
+        if with_health:
+            document["health"] = self.health.as_dict()
+        if why:
+            document["why"] = why
+        return json.dumps(document, ensure_ascii=False, sort_keys=True)
 
     def _publish(self, leaf: str, payload: str, *, retain: bool = False, seq: int | None = None) -> None:
         info = self.client.publish(self.settings.topic(leaf), payload, qos=1, retain=retain)
         if info.mid == 0:
             return
         with self._lock:
-            accepted = self._answered_early.pop(info.mid, None)
-            if accepted is None:
-                self._pending[info.mid] = seq
-        if accepted and seq is not None and self._outbox is not None:
-            self._outbox.mark_delivered(seq)
+            answer = self._answered_early.pop(info.mid, None)
+            if answer is None:
+                self._pending[info.mid] = (seq, leaf)
+        if answer is not None:
+            self._acknowledged(seq, leaf, answer)
 
-    # -- paho callbacks (network thread) -------------------------------------------------------
+    def _acknowledged(self, seq: int | None, leaf: str, reason: ReasonCode) -> None:
+        if reason.is_failure:
+            # A refused event is not delivered: it stays in the outbox for the next start.
+            why = (f"broker {self.settings.address} refused to take {self.settings.topic(leaf)}"
+                   f"{self._as_user()}: {reason} (check the broker's ACL)")
+            with self._lock:
+                self._refused[leaf] = why
+            self._report(State.FAILED, why)
+            return
+        if seq is not None and self._outbox is not None:
+            self._outbox.mark_delivered(seq)
+        with self._lock:
+            cleared = self._refused.pop(leaf, None) is not None and not self._refused
+        if cleared and self.connected.is_set():
+            self._report(State.OK, self._connected_line())
+
+    # -- health --------------------------------------------------------------------------------
+    def _as_user(self) -> str:
+        return f" as user {self.settings.username!r}" if self.settings.username else " without a user name"
+
+    def _connected_line(self) -> str:
+        return f"connected to broker {self.settings.address}{self._as_user()}"
+
+    def _report(self, state: State, why: str) -> bool:
+        """Report the link's health; say it when it is news, and again every `REMINDER_SECONDS`
+        while it is not ok (each reconnection attempt comes here). Returns whether it was news."""
+        news = self.health.report(HEALTH_PART, state, why)
+        now = self._now()
+        with self._lock:
+            due = news or (state != State.OK and (self._said_at is None
+                                                  or now - self._said_at >= REMINDER_SECONDS))
+            if due:
+                self._said_at = now
+        if due:
+            part = self.health.get(HEALTH_PART)
+            self._say(PartHealth(HEALTH_PART, state, 0.0, why).line() if part is None else part.line())
+        return news
+
+    def _health_changed(self, part: PartHealth) -> None:
+        try:
+            self.publish_status()
+        except Exception:  # a listener must not break the part that reported
+            logger.exception("mqtt: cannot republish the status after %s", part.line())
+
+    def _attempt_failed(self, error: OSError) -> None:
+        try:
+            self._report(State.FAILED, connect_failure(self.settings, error, self.client.connect_timeout))
+        except Exception:
+            logger.exception("mqtt: cannot report a failed connection attempt")
+
+    # -- paho callbacks (network thread: each catches everything, so the thread never dies) ----
     def _connected(self, client: paho.Client, userdata: Any, flags: Any, reason: ReasonCode,
                    properties: Properties | None) -> None:
-        if reason.is_failure:
-            return
-        options = SubscribeOptions(qos=1, noLocal=True)
-        client.subscribe(self.settings.topic("cmd/+"), options=options)
-        self._publish("status", "online", retain=True)
-        with self._lock:
-            state = self._state
-        if state is not None:
-            self._publish("state", state, retain=True)
-        self.connected.set()
-        if self._on_connection is not None:
-            self._on_connection(True)
+        try:
+            if reason.is_failure:
+                self._login_refused = True
+                self._report(State.FAILED, f"broker {self.settings.address} refused the login"
+                                           f"{self._as_user()}: {reason} (check [mqtt] username and "
+                                           "password_file against the broker's password file)")
+                return
+            self._login_refused = False
+            with self._lock:
+                self._refused.clear()
+            options = SubscribeOptions(qos=1, noLocal=True)
+            client.subscribe(self.settings.topic("cmd/+"), options=options)
+            self.connected.set()
+            if not self._report(State.OK, self._connected_line()):
+                self.publish_status()   # (news republishes it through the health listener)
+            with self._lock:
+                state = self._state
+            if state is not None:
+                self._publish("state", state, retain=True)
+            if self._on_connection is not None:
+                self._on_connection(True)
+        except Exception:
+            logger.exception("mqtt: error while handling the broker's CONNACK")
 
     def _disconnected(self, client: paho.Client, userdata: Any, flags: Any, reason: ReasonCode,
                       properties: Properties | None) -> None:
-        self.connected.clear()
-        if self._on_connection is not None:
-            self._on_connection(False)
+        try:
+            was_connected = self.connected.is_set()
+            self.connected.clear()
+            self.subscribed.clear()
+            if self._login_refused or self._stopping:
+                pass   # the refusal said it all; a stop is no fault
+            elif was_connected:
+                self._report(State.FAILED, f"lost the connection to broker {self.settings.address}: {reason}")
+            elif reason.is_failure:
+                self._report(State.FAILED, f"broker {self.settings.address} took the connection but never "
+                                           f"answered the MQTT handshake: {reason}")
+            if self._on_connection is not None:
+                self._on_connection(False)
+        except Exception:
+            logger.exception("mqtt: error while handling a disconnect")
+
+    def _subscribed(self, client: paho.Client, userdata: Any, mid: int, reasons: list[ReasonCode],
+                    properties: Properties | None) -> None:
+        try:
+            refused = [reason for reason in reasons if reason.is_failure]
+            if not refused:
+                self.subscribed.set()
+            else:
+                self._report(State.FAILED, f"broker {self.settings.address} refused the subscription to "
+                                           f"{self.settings.topic('cmd/+')}{self._as_user()}: {refused[0]}"
+                                           " (commands cannot arrive; check the broker's ACL)")
+        except Exception:
+            logger.exception("mqtt: error while handling a SUBACK")
 
     def _published(self, client: paho.Client, userdata: Any, mid: int, reason: ReasonCode,
                    properties: Properties | None) -> None:
-        with self._lock:
-            if mid in self._pending:
-                seq = self._pending.pop(mid)
+        try:
+            with self._lock:
+                if mid not in self._pending:
+                    self._answered_early[mid] = reason
+                    return
+                seq, leaf = self._pending.pop(mid)
                 self._lock.notify_all()
-            else:
-                self._answered_early[mid] = not reason.is_failure
-                return
-        # A refused event is not delivered: it stays in the outbox for the next start.
-        if seq is not None and self._outbox is not None and not reason.is_failure:
-            self._outbox.mark_delivered(seq)
+            self._acknowledged(seq, leaf, reason)
+        except Exception:
+            logger.exception("mqtt: error while handling a PUBACK")
 
     def _message(self, client: paho.Client, userdata: Any, message: paho.MQTTMessage) -> None:
-        name = message.topic.rsplit("/", 1)[-1]
-        if name == "errors":
-            return
+        payload = b""
         try:
-            command = parse_command(name, bytes(message.payload))
-        except CommandError as error:
-            self.publish_error(str(error), message.payload.decode("utf-8", errors="replace")[:200])
-            return
-        self._on_command(command)
+            payload = bytes(message.payload)
+            name = message.topic.rsplit("/", 1)[-1]
+            if name == "errors":
+                return
+            received = payload[:ECHO_CHARS * 4].decode("utf-8", errors="replace")
 
+            def reply(text: str) -> None:
+                try:
+                    self.publish_error(text, received)
+                except Exception:  # the consumer thread calls this: it must not raise
+                    logger.exception("mqtt: cannot answer a command on cmd/errors")
+
+            try:
+                command = parse_command(name, payload)
+            except CommandError as error:
+                reply(str(error))
+                return
+            if not self.limiter.allow(COMMAND_ORIGIN):
+                reply(str(self.limiter.refusal(COMMAND_ORIGIN, name)))
+                return
+            self._on_command(replace(command, origin=COMMAND_ORIGIN, reply=reply))
+        except Exception as error:  # never let a message end the network thread
+            logger.exception("mqtt: error while handling a command")
+            try:
+                self.publish_error(f"internal error while handling this command: {type(error).__name__}",
+                                   payload[:ECHO_CHARS].decode("utf-8", errors="replace"))
+            except Exception:
+                logger.exception("mqtt: cannot answer a command on cmd/errors")
+
+
+def _log_line(line: str) -> None:
+    """A line about the connection: a warning while it is unhealthy (Python's last-resort handler
+    prints warnings even when nothing configured logging), else information."""
+    if line.startswith(f"{HEALTH_PART} {State.OK}"):
+        logger.info(line)
+    else:
+        logger.warning(line)

@@ -97,6 +97,8 @@ class Input:
     at: float = 0.0
     origin: str = ""
     t: float | None = None    # match time given by a script or a recording; None: from ``at``
+    # For a command: how to answer its refusal (once) to whoever sent it; None for the table's own inputs.
+    reply: Callable[[str], None] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", InputKind(self.kind))

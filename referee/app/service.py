@@ -12,7 +12,7 @@ from typing import Any
 
 from referee.app.core import MatchSettings, Outcome, RefereeFactory, TableCore, jsonable
 from referee.app.eventlog import EventLog
-from referee.app.intake import Command
+from referee.app.intake import COMMANDS, Command, CommandError, check_players
 from referee.app.ports import (
     BoardView,
     Display,
@@ -77,8 +77,21 @@ class TableService:
         self._queue.put(inp)
         return number
 
-    def command(self, command: Command) -> None:
-        self.feed(Input(InputKind(command.name), dict(command.args), self.now(), origin="mqtt"))
+    def command(self, command: Command) -> int:
+        """Queue a command checked by `parse_command`; returns its number for `wait_processed`.
+
+        Its player fields are checked against the table's players (substitutes included) when its
+        turn comes; a refusal of any kind is answered once through `command.reply`."""
+        return self.feed(Input(InputKind(command.name), dict(command.args), self.now(),
+                               origin=command.origin or "mqtt", reply=command.reply))
+
+    def players(self) -> tuple[str, ...]:
+        """Everyone a command may name: the seats' players and the substitutes who sat down."""
+        names = list(self.settings.players)
+        aliases = getattr(self.core.referee, "aliases", None) if self.core is not None else None
+        if isinstance(aliases, Mapping):
+            names += [str(name) for name in aliases if name not in names]
+        return tuple(names)
 
     def button(self, name: str) -> None:
         self.feed(Input(InputKind(name), {}, self.now(), origin="button"))
@@ -161,6 +174,12 @@ class TableService:
     # -- one input -------------------------------------------------------------------------------
     def handle(self, inp: Input) -> bool:
         """Handle one input; returns whether it was logged (it changed the match)."""
+        if inp.reply is not None and inp.kind in COMMANDS:
+            try:
+                check_players(Command(inp.kind, {k: str(v) for k, v in inp.data.items()}), self.players())
+            except CommandError as error:
+                self.note(str(error), answer=inp)
+                return False
         if inp.kind == "start":
             return self._start(inp)
         if inp.kind == "sync":
@@ -169,7 +188,7 @@ class TableService:
         core = self.core
         if core is None:
             if inp.kind not in ("tick", "removed", "boneyard"):
-                self.note("press Start to begin a match", error=inp.kind == "placed")
+                self.note("press Start to begin a match", error=inp.kind == "placed", answer=inp)
             return False
         t = max(inp.at - self.origin if inp.t is None else inp.t, core.last_t)
         if inp.kind == "tick":
@@ -177,16 +196,19 @@ class TableService:
         admitted, note = core.admit(inp)
         if not admitted:
             if note:
-                self.note(note, error=inp.kind == "placed")
+                self.note(note, error=inp.kind == "placed", answer=inp)
             return False
         data = {key: jsonable(value) for key, value in inp.data.items() if key != "corners"}
         seq = self.log.append(self.match_id, t, inp.kind, data)
-        self._deliver(seq, self._act(inp.kind, data, t), t)
+        outcome = self._act(inp.kind, data, t)
+        self._deliver(seq, outcome, t)
+        self._answer_refusal(inp, outcome)
         return True
 
     def _start(self, inp: Input) -> bool:
         if self.core is not None and self.core.phase != "match-over":
-            self.note("a match is running: finish it or undo, Start begins a new match only after the end")
+            self.note("a match is running: finish it or undo, Start begins a new match only after the end",
+                      answer=inp)
             return False
         try:
             barred = self.bar_check(self.settings.players) if self.bar_check is not None else {}
@@ -194,7 +216,7 @@ class TableService:
             barred = {}
             self.note(f"bars not checked: {error}")
         if barred:
-            self.note(describe_bars(barred), error=True)
+            self.note(describe_bars(barred), error=True, answer=inp)
             return False
         self.match_over.clear()
         self.match_id = self.log.begin_match(self.settings.as_dict())
@@ -254,7 +276,22 @@ class TableService:
         self.log.finish_match(self.match_id)
         self.match_over.set()
 
-    def note(self, text: str, *, error: bool = False) -> None:
+    def _answer_refusal(self, inp: Input, outcome: Outcome) -> None:
+        """A command the referee refused (a pass that is not allowed, nothing to undo) is answered
+        once to its sender; the `refused` event tells everyone else."""
+        if inp.reply is None:
+            return
+        for event in outcome.events:
+            if event.get("event") in ("refused", "error"):
+                inp.reply(f"cmd/{inp.kind}: {event.get('error', 'refused')}")
+                return
+
+    def note(self, text: str, *, error: bool = False, answer: Input | None = None) -> None:
+        """Say `text` on the scoreboard's message line; when it refuses a command (`answer`), also
+        answer the command's sender (MQTT: once on ``cmd/errors``). A note about the table's own
+        inputs (a tile taken off after the match) answers nobody: no message without a command."""
+        if answer is not None and answer.reply is not None:
+            answer.reply(text if text.startswith("cmd/") else f"cmd/{answer.kind}: {text}")
         if error:
             self.signals.signal("error")
         if self.core is not None:
@@ -262,5 +299,3 @@ class TableService:
             self.display.show(self.core.view(self.core.last_t))
         else:
             self.display.show(BoardView(message=text))
-        if self.publisher is not None:
-            self.publisher.publish_error(text)

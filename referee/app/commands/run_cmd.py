@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import signal
 import threading
 from typing import Any
@@ -37,6 +38,8 @@ def run_table(args: argparse.Namespace) -> int:
     from referee.app.assembly import ScriptDevice, build_table, print_line
     from referee.app.hardware import hardware_parts
 
+    # The parts' lines (``mqtt failed: …``, ``mqtt ok: …``) go to stderr, one per line (the journal).
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
     config = load_config(args.config)
     data_dir = Path(args.data_dir) if args.data_dir else None
     parts = hardware_parts(config, camera=not (args.no_camera or args.inputs))

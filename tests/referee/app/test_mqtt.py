@@ -82,7 +82,7 @@ def test_state_status_and_commands(broker: Broker) -> None:
         assert retained
         seen[topic] = payload
     assert json.loads(seen["domino/t1/state"])["turn"] == "Ayşe"
-    assert seen["domino/t1/status"] == b"online"
+    assert json.loads(seen["domino/t1/status"])["state"] == "online"
 
     manager = Watcher(broker, "manager")
     assert not manager.publish("domino/t1/cmd/pass", "").is_failure
@@ -105,7 +105,7 @@ def test_state_status_and_commands(broker: Broker) -> None:
 
     link.stop()
     topic, payload, retained = viewer.next("status")
-    assert payload == b"offline"
+    assert json.loads(payload)["state"] == "offline"
     manager.close()
     viewer.close()
 
