@@ -95,6 +95,10 @@ SECTIONS: dict[str, tuple[Field, ...]] = {
         Field("token", str, "", "token for the API's commands (Authorization: Bearer …); empty with an "
               "empty pin: commands from the web are refused", nullable=True),
     ),
+    "homeassistant": (
+        Field("discovery", bool, True, "announce the table to Home Assistant (MQTT discovery; needs [mqtt])"),
+        Field("prefix", str, "homeassistant", "Home Assistant's discovery prefix"),
+    ),
     "storage": (
         Field("data_dir", str, "/var/lib/domino-referee", "event log, records, ledger and calibration"),
     ),

@@ -158,13 +158,20 @@ class TableCore:
             "turn": view.turn, "scores": dict(view.scores), "open_ends": jsonable(snap.get("open_ends")),
             "table_tiles": sorted(self.on_table()), "boneyard": self.engine_boneyard(),
             "hand_sizes": jsonable(snap.get("hand_sizes")), "awaiting": snap.get("awaiting"),
-            "clock": None if view.turn is None else {"player": view.turn, "remaining": view.clock},
+            "clock": None if view.turn is None else {
+                "player": view.turn, "remaining": view.clock, "warning_seconds": self.warning_seconds(),
+                "running": view.clock is not None and snap.get("awaiting") == "move"},
             "table_side": jsonable(self.side.snapshot(t)),
             "message": self.message, "waiting_for_removal": self.pending, "t": round(self.last_t, 3),
             "line": lay_out(snap.get("table") or [], spinner_rule=self.spinner_rule()),
             "last_play": self.last_play, "popup": self.popup, "corrections": list(self.corrections),
             "engine": jsonable(snap),
         }
+
+    def warning_seconds(self) -> float | None:
+        """When the move clock's warning sounds (seconds left), for the overlay's warning colour."""
+        value = getattr(self.side.clock.policy, "warning_seconds", None)
+        return float(value) if isinstance(value, (int, float)) else None
 
     def spinner_rule(self) -> bool:
         return bool(self.referee.rules.spinner)

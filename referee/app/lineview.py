@@ -63,8 +63,8 @@ def lay_out(placements: Sequence[Mapping[str, Any]], *, spinner_rule: bool) -> d
             a, b = (shown, joined) if arm == "up" else (joined, shown)
         else:
             continue
-        box = {"tile": f"{pips[0]}-{pips[1]}", "arm": arm, "n": n, "x": x, "y": y, "dir": direction,
-               "a": a, "b": b, "double": double}
+        box: dict[str, Any] = {"tile": f"{pips[0]}-{pips[1]}", "arm": arm, "n": n, "x": x, "y": y,
+                               "dir": direction, "a": a, "b": b, "double": double}
         tiles.append(box)
         if spinner_rule and double and spinner is None:
             spinner = {"tile": box["tile"], "arm": arm, "n": n, "x": x, "y": y}
@@ -72,6 +72,7 @@ def lay_out(placements: Sequence[Mapping[str, Any]], *, spinner_rule: bool) -> d
     bounds = [0.0, 0.0, 0.0, 0.0]
     for box in tiles:
         half_w, half_h = (1.0, 0.5) if box["dir"] == "h" else (0.5, 1.0)
-        bounds = [min(bounds[0], box["x"] - half_w), min(bounds[1], box["y"] - half_h),
-                  max(bounds[2], box["x"] + half_w), max(bounds[3], box["y"] + half_h)]
+        bx, by = float(box["x"]), float(box["y"])
+        bounds = [min(bounds[0], bx - half_w), min(bounds[1], by - half_h),
+                  max(bounds[2], bx + half_w), max(bounds[3], by + half_h)]
     return {"tiles": tiles, "spinner": spinner, "bounds": bounds}

@@ -141,6 +141,8 @@ class MqttLink:
         self.client.on_disconnect = self._disconnected
         self.client.on_message = self._message
         self.client.on_publish = self._published
+        self._extra: dict[str, Callable[[str, bytes], None]] = {}   # see add_listener
+        self._connect_hooks: list[Callable[[], None]] = []
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -209,6 +211,10 @@ class MqttLink:
         if state is not None:
             self._publish("state", state, retain=True)
         self.connected.set()
+        for topic in list(self._extra):
+            client.subscribe(topic, qos=1)
+        for hook in list(self._connect_hooks):
+            hook()
         if self._on_connection is not None:
             self._on_connection(True)
 
@@ -232,6 +238,10 @@ class MqttLink:
             self._outbox.mark_delivered(seq)
 
     def _message(self, client: paho.Client, userdata: Any, message: paho.MQTTMessage) -> None:
+        handler = self._extra.get(message.topic)
+        if handler is not None:
+            handler(message.topic, bytes(message.payload))
+            return
         name = message.topic.rsplit("/", 1)[-1]
         if name == "errors":
             return
@@ -242,3 +252,23 @@ class MqttLink:
             return
         self._on_command(command)
 
+    # -- topics outside the table's own (Home Assistant discovery) -----------------------------
+    def add_listener(self, topic: str, handler: Callable[[str, bytes], None]) -> None:
+        """Also subscribe to `topic` (an exact topic, on every connect) and hand its messages to
+        `handler` on paho's network thread."""
+        self._extra[topic] = handler
+        if self.connected.is_set():
+            self.client.subscribe(topic, qos=1)
+
+    def on_connect(self, hook: Callable[[], None]) -> None:
+        """Call `hook` on paho's network thread after every (re)connect."""
+        self._connect_hooks.append(hook)
+
+    def publish_retained(self, topic: str, payload: str) -> None:
+        """Publish a retained QoS 1 message on any topic (`flush` waits for it too)."""
+        info = self.client.publish(topic, payload, qos=1, retain=True)
+        if info.mid == 0:
+            return
+        with self._lock:
+            if self._answered_early.pop(info.mid, None) is None:
+                self._pending[info.mid] = None
