@@ -23,11 +23,10 @@ from referee.app.web.limits import CLIENT_QUEUE, EVENT_BACKLOG
 
 @dataclass(eq=False)
 class Client:
-    """One WebSocket client: its outgoing queue, and why it was dropped (if it was)."""
+    """One WebSocket client: its outgoing queue (None ends it), and why it was dropped."""
 
-    queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(CLIENT_QUEUE))
+    queue: asyncio.Queue[str | None] = field(default_factory=lambda: asyncio.Queue(CLIENT_QUEUE + 1))
     dropped: str = ""
-    closed: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class Hub:
@@ -106,14 +105,18 @@ class Hub:
 
     def _fan_out(self, text: str) -> None:
         for client in list(self.clients):
-            try:
-                client.queue.put_nowait(text)
-            except asyncio.QueueFull:
+            if client.queue.qsize() >= CLIENT_QUEUE:
                 self.drop(client, f"too slow: {CLIENT_QUEUE} messages waiting")
+            else:
+                client.queue.put_nowait(text)
 
     def drop(self, client: Client, why: str) -> None:
+        """Forget `client` (on the loop's thread): what it has not taken yet is thrown away."""
         if client in self.clients:
             self.clients.discard(client)
             client.dropped = why
-            self.dropped += 1
-            client.closed.set()
+            if why != "closed":
+                self.dropped += 1
+            while not client.queue.empty():
+                client.queue.get_nowait()
+            client.queue.put_nowait(None)

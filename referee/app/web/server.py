@@ -287,27 +287,20 @@ class WebServer:
                     break
         finally:
             self.hub.drop(client, "closed")
-            sender.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sender
+            with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+                await asyncio.wait_for(sender, SEND_TIMEOUT)
         return ws
 
     async def _send_loop(self, ws: web.WebSocketResponse, client: Client) -> None:
-        closed = asyncio.ensure_future(client.closed.wait())
-        try:
-            while True:
-                getting = asyncio.ensure_future(client.queue.get())
-                done, _ = await asyncio.wait({getting, closed}, return_when=asyncio.FIRST_COMPLETED)
-                if closed in done:
-                    getting.cancel()
-                    break
-                try:
-                    await asyncio.wait_for(ws.send_str(getting.result()), SEND_TIMEOUT)
-                except (TimeoutError, ConnectionError, RuntimeError):
-                    self.hub.drop(client, f"a send took longer than {SEND_TIMEOUT:g} s")
-                    break
-        finally:
-            closed.cancel()
+        while True:
+            text = await client.queue.get()
+            if text is None:
+                break
+            try:
+                await asyncio.wait_for(ws.send_str(text), SEND_TIMEOUT)
+            except (TimeoutError, ConnectionError, RuntimeError):
+                self.hub.drop(client, f"a send took longer than {SEND_TIMEOUT:g} s")
+                break
         if client.dropped and client.dropped != "closed" and not ws.closed:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(ws.close(code=1013, message=client.dropped.encode()[:120]), 1.0)

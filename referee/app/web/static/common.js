@@ -91,7 +91,8 @@ function drawLine(target, line, lastTile) {
     group.append(divider);
     [tile.a, tile.b].forEach((count, half) => {
       const hx = horizontal ? left + half * unit : left, hy = horizontal ? top : top + half * unit;
-      for (const [gx, gy] of PIPS[count] || []) {
+      for (const [px, py] of PIPS[count] || []) {
+        const [gx, gy] = horizontal ? [py, px] : [px, py];   // a lying half shows its rows across
         group.append(svg("circle", {cx: hx + unit * (0.22 + 0.28 * gx), cy: hy + unit * (0.22 + 0.28 * gy),
                                     r: unit * 0.075, "class": "pip"}));
       }
