@@ -19,10 +19,13 @@ from typing import Any
 
 import pytest
 
-from referee.app.assembly import Table
+from referee.app.assembly import Table, build_table
+from referee.app.config import parse_config
 from referee.app.demo import demo_config, run_demo
+from referee.app.ports import Input
 
 from .browser import HEIGHT, WIDTH, chromium, transparent_screenshot, wait_until
+from .conftest import USERS, Broker
 
 pytestmark = pytest.mark.slow
 
@@ -226,3 +229,60 @@ def test_the_managers_page_corrects_a_misread_play(browser: Any, tmp_path: Path)
     assert result.agree, result.summary
     written = json.loads(result.records[0].read_text(encoding="utf-8"))
     assert [c["tile"] for c in written["corrections"]] == [c["tile"] for c in done["corrections"]]
+
+
+def test_the_club_page_shows_three_tables_on_one_broker(browser: Any, tmp_path: Path, broker: Broker) -> None:
+    """Three tables publish to one real mosquitto; one table's club page shows all three, live."""
+    tables: list[Table] = []
+    players = [["Ayşe", "Burak"], ["Cem", "Deniz"], ["Efe", "Çağrı"]]
+    try:
+        for number, names in enumerate(players, 1):
+            config = parse_config({
+                "table": {"id": f"club-{number}", "rules": "muggins", "players": names},
+                "mqtt": {"enabled": True, "url": broker.url, "username": "referee",
+                         "password": USERS["referee"]},
+                "web": {"enabled": number == 1, "host": "127.0.0.1", "port": 0}}, environ={})
+            table = build_table(config, data_dir=tmp_path / f"t{number}")
+            table.start(tick_interval=None)
+            tables.append(table)
+        leads = ["5-5", "6-4", "3-2"]
+        for table, names, lead in zip(tables, players, leads, strict=True):
+            service = table.service
+            for inp in (Input("start"), Input("lead", {"player": names[0]}), Input("placed", {"tile": lead})):
+                service.feed(inp)
+            assert service.wait_processed(timeout=10)
+            assert table.link is not None and table.link.flush(10)
+        web = tables[0].web
+        assert web is not None
+        browser.get(web.url + "/club")
+
+        def cards(driver: Any) -> dict[str, Any]:
+            return dict(driver.execute_script(
+                """return Object.fromEntries([...document.querySelectorAll('.club-card')].map((c) =>
+                     [c.dataset.table, {status: c.dataset.status,
+                      scores: Object.fromEntries([...c.querySelectorAll('tr')].map(
+                        (r) => [r.dataset.player, r.querySelector('.score').textContent])),
+                      turn: (c.querySelector('tr.on-move') || {dataset: {}}).dataset.player || ''}]));"""))
+
+        def expected() -> dict[str, Any]:
+            result = {}
+            for table in tables:
+                core = table.service.core
+                assert core is not None
+                result[table.service.settings.table_id] = {
+                    "status": "online", "turn": core.turn() or "",
+                    "scores": {name: shown(value) for name, value in core.scores().items()}}
+            return result
+
+        wait_until(browser, lambda d: cards(d) == expected(), 15, "the club page never showed the three tables")
+        want_before = expected()
+        assert cards(browser)["club-1"]["scores"]["Ayşe"] == "10"   # 5-5 scores ten in muggins
+        # Live: a play at table 3 and table 2 going offline show up without a reload.
+        tables[2].service.feed(Input("placed", {"tile": "2-5"}))
+        assert tables[2].service.wait_processed(timeout=10)
+        tables.pop(1).stop()
+        want = {**expected(), "club-2": {**want_before["club-2"], "status": "offline"}}
+        wait_until(browser, lambda d: cards(d) == want, 15, "the club page did not follow table 3 and table 2")
+    finally:
+        for table in tables:
+            table.stop()
