@@ -269,10 +269,15 @@ class WebServer:
         except WebAuthError:
             may_command = False
         ws = web.WebSocketResponse(max_msg_size=MAX_WS_MESSAGE, heartbeat=30.0)
-        await ws.prepare(request)
+        # Registered before the handshake's answer, so a client that has its 101 gets every state.
         client = Client()
         client.queue.put_nowait(self.hub.state_message())
         self.hub.clients.add(client)
+        try:
+            await ws.prepare(request)
+        except BaseException:
+            self.hub.drop(client, "closed")
+            raise
         sender = asyncio.create_task(self._send_loop(ws, client))
         bad = 0
         try:

@@ -274,7 +274,8 @@ def test_the_club_page_shows_three_tables_on_one_broker(browser: Any, tmp_path: 
                     "scores": {name: shown(value) for name, value in core.scores().items()}}
             return result
 
-        wait_until(browser, lambda d: cards(d) == expected(), 15, "the club page never showed the three tables")
+        wait_until(browser, lambda d: cards(d) == expected(), 15,
+                   "the club page never showed the three tables")
         want_before = expected()
         assert cards(browser)["club-1"]["scores"]["Ayşe"] == "10"   # 5-5 scores ten in muggins
         # Live: a play at table 3 and table 2 going offline show up without a reload.
@@ -282,7 +283,8 @@ def test_the_club_page_shows_three_tables_on_one_broker(browser: Any, tmp_path: 
         assert tables[2].service.wait_processed(timeout=10)
         tables.pop(1).stop()
         want = {**expected(), "club-2": {**want_before["club-2"], "status": "offline"}}
-        wait_until(browser, lambda d: cards(d) == want, 15, "the club page did not follow table 3 and table 2")
+        wait_until(browser, lambda d: cards(d) == want, 15,
+                   "the club page did not follow table 3 and table 2")
     finally:
         for table in tables:
             table.stop()
