@@ -112,8 +112,6 @@ class Table:
             except OSError as error:   # a taken port costs the web pages, never the referee
                 self.notes.append(f"{error}; the table runs without its web pages")
                 self.web = None
-            else:
-                self.notes.append(f"web: the overlay is at {self.web.urls()['overlay']}")
         if self.club is not None:
             self.club.start()
         if self.link is not None:

@@ -65,6 +65,8 @@ def run_table(args: argparse.Namespace) -> int:
     table.start()
     for note in table.notes:
         print_line(f"# {note}")
+    if table.web is not None and not args.progress:
+        print_line("web pages: " + ", ".join(f"{name} {url}" for name, url in table.web.urls().items()))
     if args.progress:
         print_line(json.dumps({"ready": True, "resumed": table.resumed, "skip_through": skip}))
     try:
