@@ -238,7 +238,8 @@ def clients_per_core(document: dict[str, Any], counts: list[int]) -> None:
         port = ports.get(timeout=30)
         ready, client_results = context.Queue(), context.Queue()
         states = round(STATE_RATE * PART2_SECONDS)
-        clients = context.Process(target=_clients, args=(client_cpu, port, count, states, ready, client_results))
+        clients = context.Process(target=_clients,
+                                  args=(client_cpu, port, count, states, ready, client_results))
         clients.start()
         ready.get(timeout=90)
         go.set()

@@ -107,11 +107,17 @@ class Table:
         if not self.resumed:
             self.service.publish_idle()
         if self.web is not None:
+            health = self.web.health
             try:
                 self.web.start()
             except OSError as error:   # a taken port costs the web pages, never the referee
                 self.notes.append(f"{error}; the table runs without its web pages")
                 self.web = None
+                if health is not None:
+                    health.failed("web", str(error))
+            else:
+                if health is not None:
+                    health.ok("web", self.web.url)
         if self.club is not None:
             self.club.start()
         if self.link is not None:

@@ -285,3 +285,51 @@ def test_line_layout_never_overlaps(placements: list[dict[str, Any]], spinner: b
         assert x0 <= a0 and a1 <= x1 and y0 <= b0 and b1 <= y1
         for c0, d0, c1, d1 in boxes[index + 1:]:
             assert a1 <= c0 or c1 <= a0 or b1 <= d0 or d1 <= b0, (line, layout)
+
+
+def test_the_managers_page_gets_the_newest_camera_frame_with_what_vision_saw() -> None:
+    """Rendered frames through the real tracker into the tap; the API serves the annotated JPEG."""
+    import cv2
+    import numpy as np
+
+    from referee.app.camera import demo_camera
+    from referee.app.web.frames import FRAME_WIDTH, FrameTap
+
+    clock = [0.0]
+    tap = FrameTap(now=lambda: clock[0], every=1.0)
+    film, tracker = demo_camera((1280, 720), 3)
+    frames = list(film.new_hand(boneyard=0)) + list(film.play(0, "6-6", None))
+    kept = 0
+    for frame in frames:
+        tracker.feed(frame.t, frame.image)
+        clock[0] = frame.t
+        kept += tap.offer(frame.image, tracker)
+    assert 1 <= kept <= frames[-1].t + 1   # at most one a second
+    assert not tap.offer(frames[-1].image, tracker)   # too soon after the last one kept
+    assert tracker.tiles, "the tracker saw the lead"
+    clock[0] += 1.0
+    assert tap.offer(frames[-1].image, tracker)
+    jpeg = tap.latest()
+    assert jpeg is not None
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    assert image.shape[1] == FRAME_WIDTH and image.shape[0] == round(720 * FRAME_WIDTH / 1280)
+    blue, green, red = (image[:, :, n].astype(int) for n in range(3))
+    # The outline of a tile: green in the line, orange loose.
+    outline = (green > 150) & (red < 90) & (blue < 90) | (red > 200) & (green > 120) & (blue < 60)
+    plain = cv2.resize(frames[-1].image, (image.shape[1], image.shape[0]))
+    pg, pr, pb = (plain[:, :, n].astype(int) for n in (1, 2, 0))
+    already = (pg > 150) & (pr < 90) & (pb < 90) | (pr > 200) & (pg > 120) & (pb < 60)
+    assert outline.sum() > 50 + already.sum()
+    hub = Hub()
+    server = WebServer(hub, host="127.0.0.1", port=0, token=TOKEN, frames=tap)
+    server.start()
+    try:
+        assert run(call("GET", server.url + "/api/frame.jpg"))[0] == 401
+
+        async def fetch() -> tuple[int, str, bytes]:
+            async with aiohttp.ClientSession() as session, \
+                    session.get(server.url + "/api/frame.jpg", headers=bearer()) as response:
+                return response.status, response.content_type, await response.read()
+        assert run(fetch()) == (200, "image/jpeg", jpeg)
+    finally:
+        server.stop()
