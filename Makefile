@@ -5,8 +5,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# Debian packages the tests use: a real MQTT broker, the AVR toolchain and simavr for the firmware.
-DEB_PACKAGES := mosquitto mosquitto-clients simavr libsimavr-dev libelf-dev gcc-avr binutils-avr avr-libc socat make gcc
+# Debian packages the tests use: a real MQTT broker, the AVR toolchain and simavr for the firmware,
+# and a real headless browser for the web pages (Selenium drives /usr/bin/chromium through
+# /usr/bin/chromedriver; nothing is downloaded at run time).
+DEB_PACKAGES := mosquitto mosquitto-clients simavr libsimavr-dev libelf-dev gcc-avr binutils-avr avr-libc socat make gcc chromium chromium-driver
 
 .PHONY: demo test lint typecheck pytest system-deps venv bench clean
 

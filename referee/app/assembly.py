@@ -10,16 +10,17 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from referee.app.config import Config
 from referee.app.core import MatchSettings, RefereeFactory
 from referee.app.eventlog import EventLog
 from referee.app.health import Health
 from referee.app.mqtt import MqttLink, MqttSettings
-from referee.app.ports import BoardView, Device, Display, Feed, Signals
+from referee.app.ports import BoardView, Device, Display, Feed, Publisher, Signals
 from referee.app.service import BarCheck, TableService
 from referee.club.ledger import LEDGER_FILE, Ledger
 from referee.fields import validate_section
@@ -28,6 +29,10 @@ from referee.rules import validate_options
 from referee.table.clocks import CLOCK_FIELDS, clock_from_config
 from referee.table.observer import TableObserver
 from referee.table.tableside import TableSide
+
+if TYPE_CHECKING:   # the web part is imported only when a table serves its pages
+    from referee.app.web import WebServer
+    from referee.app.web.club import ClubWatcher
 
 
 def engine_referee(settings: MatchSettings) -> tuple[Referee, TableSide]:
@@ -56,6 +61,25 @@ class FanOutDisplay:
             display.sync(view)
 
 
+class FanOutPublisher:
+    """The service's one publisher, handing state and events to the broker link and the web."""
+
+    def __init__(self, publishers: list[Publisher]) -> None:
+        self.publishers = publishers
+
+    def publish_state(self, document: Mapping[str, Any]) -> None:
+        for publisher in self.publishers:
+            publisher.publish_state(document)
+
+    def publish_event(self, seq: int, payload: str) -> None:
+        for publisher in self.publishers:
+            publisher.publish_event(seq, payload)
+
+    def publish_error(self, message: str, received: str = "") -> None:
+        for publisher in self.publishers:
+            publisher.publish_error(message, received)
+
+
 class FanOutSignals:
     def __init__(self, signals: list[Signals]) -> None:
         self.signals = signals
@@ -76,11 +100,24 @@ class Table:
     notes: list[str] = field(default_factory=list)
     resumed: bool = False
     health: Health = field(default_factory=Health)
+    web: WebServer | None = None       # the web pages, when [web] is enabled
+    club: ClubWatcher | None = None    # the club page's broker watcher, when [mqtt] is enabled too
 
     def start(self, tick_interval: float | None = 0.1) -> None:
         self.resumed = self.service.resume()
         if not self.resumed:
             self.service.publish_idle()
+        if self.web is not None:
+            try:
+                self.web.start()
+            except OSError as error:   # a taken port costs the web pages, never the referee
+                self.notes.append(f"{error}; the table runs without its web pages")
+                self.web = None
+                self.health.failed("web", str(error))
+            else:
+                self.health.ok("web", self.web.url)
+        if self.club is not None:
+            self.club.start()
         if self.link is not None:
             self.link.start()
         self.service.start(tick_interval)
@@ -91,6 +128,10 @@ class Table:
         for device in self.devices:
             device.stop()
         self.service.stop()
+        if self.web is not None:
+            self.web.stop()
+        if self.club is not None:
+            self.club.stop()
         if self.link is not None:
             self.link.stop()
         for close in self.closers:
@@ -101,7 +142,8 @@ class Table:
 def build_table(config: Config, *, referee_factory: RefereeFactory = engine_referee,
                 displays: list[Display] | None = None, signals: list[Signals] | None = None,
                 devices: list[Device] | None = None, data_dir: Path | None = None,
-                now: Callable[[], float] = time.monotonic, mqtt: bool | None = None) -> Table:
+                now: Callable[[], float] = time.monotonic, mqtt: bool | None = None,
+                web: bool | None = None, health: Health | None = None) -> Table:
     """A `Table` from a validated `Config`; the keyword arguments add or replace parts."""
     settings = MatchSettings.from_config(config)
     data = Path(data_dir or config["storage"]["data_dir"])
@@ -110,12 +152,21 @@ def build_table(config: Config, *, referee_factory: RefereeFactory = engine_refe
                            display=FanOutDisplay(list(displays or [])),
                            signals=FanOutSignals(list(signals or [])), now=now, records_dir=data / "records",
                            bar_check=ledger_bar_check(data))
-    table = Table(service, devices=list(devices or []))
+    table = Table(service, devices=list(devices or []), health=health or Health())
+    publishers: list[Publisher] = []
     if config["mqtt"]["enabled"] if mqtt is None else mqtt:
         link = MqttLink(MqttSettings.from_config(config), on_command=service.command, outbox=log,
                         health=table.health)
-        service.publisher = link
+        publishers.append(link)
         table.link = link
+        if config["homeassistant"]["discovery"]:
+            from referee.app.homeassistant import HomeAssistantDiscovery
+
+            HomeAssistantDiscovery(link, settings.players, prefix=config["homeassistant"]["prefix"]).attach()
+    if config["web"]["enabled"] if web is None else web:
+        publishers.append(web_parts(table, config, table.health))
+    service.publisher = publishers[0] if len(publishers) == 1 else (
+        FanOutPublisher(publishers) if publishers else None)
     return table
 
 
@@ -131,6 +182,26 @@ def ledger_bar_check(data_dir: Path, *, wall: Callable[[], float] = time.time) -
         with Ledger(path) as ledger:
             return ledger.barred(players, wall())
     return check
+
+
+def web_parts(table: Table, config: Config, health: Health) -> Publisher:
+    """The web server for `table` (and the club page's broker watcher when MQTT is on); its hub."""
+    from referee.app.web import Hub, WebServer
+    from referee.app.web.frames import FrameTap
+
+    hub = Hub()
+    section = config["web"]
+    if table.link is not None:
+        from referee.app.web.club import ClubWatcher
+
+        table.club = ClubWatcher(table.link.settings, on_change=hub.publish_raw)
+    table.web = WebServer(hub, service=table.service, host=section["host"], port=section["port"],
+                          pin=section["pin"], token=section["token"], health=health, club=table.club,
+                          frames=FrameTap())
+    for device in table.devices:
+        if hasattr(device, "on_frame"):
+            device.on_frame = table.web.frames.offer
+    return hub
 
 
 def print_line(text: str) -> None:

@@ -69,6 +69,8 @@ class CameraDevice:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.frames = 0
+        # Called with (image, tracker) after every frame is read (the web page's newest frame).
+        self.on_frame: Callable[[Any, Any], object] | None = None
 
     def start(self, feed: Feed) -> None:
         self._thread = threading.Thread(target=self._run, args=(feed,), name="camera", daemon=True)
@@ -96,6 +98,8 @@ class CameraDevice:
                     if self.on_note is not None:
                         self.on_note(f"camera frame {self.frames} unreadable: {error}")
                     continue
+                if self.on_frame is not None:
+                    self.on_frame(frame, tracker)
                 for observation in observations:
                     inp = observation_input(observation, at)
                     if inp is not None:
@@ -227,6 +231,9 @@ def play_through_vision(driver: FilmDriver, record: dict[str, Any], players: lis
                 observations = []
             seen += [inp for inp in (observation_input(o, driver.clock()) for o in observations) if inp]
             report.frames += 1
+            on_frame = getattr(driver, "on_frame", None)
+            if on_frame is not None:
+                on_frame(frame.image, tracker)
             if writer is not None:
                 writer.write(frame.image, tracker, what)
         accepted = _matching(seen, truth, driver.fits)

@@ -91,6 +91,19 @@ SECTIONS: dict[str, tuple[Field, ...]] = {
         Field("ca_file", str, "", "CA certificate for TLS", nullable=True),
         Field("keepalive", int, 30, "keepalive seconds", minimum=5, maximum=3600),
     ),
+    "web": (
+        Field("enabled", bool, True, "serve the overlay, the manager's page, the club page and the API"),
+        Field("host", str, "0.0.0.0", "address to listen on (127.0.0.1: this machine only)"),
+        Field("port", int, 8080, "HTTP port (0: any free port)", minimum=0, maximum=65535),
+        Field("pin", str, "", "PIN for the manager's page and the API's commands (empty: token only)",
+              nullable=True),
+        Field("token", str, "", "token for the API's commands (Authorization: Bearer …); empty with an "
+              "empty pin: commands from the web are refused", nullable=True),
+    ),
+    "homeassistant": (
+        Field("discovery", bool, True, "announce the table to Home Assistant (MQTT discovery; needs [mqtt])"),
+        Field("prefix", str, "homeassistant", "Home Assistant's discovery prefix"),
+    ),
     "storage": (
         Field("data_dir", str, "/var/lib/domino-referee", "event log, records, ledger and calibration"),
     ),
@@ -113,6 +126,9 @@ class Config:
         result["table"]["options"] = dict(self.rule_options)
         if not reveal_secrets and result["mqtt"].get("password"):
             result["mqtt"]["password"] = "********"
+        for key in ("pin", "token"):
+            if not reveal_secrets and result.get("web", {}).get(key):
+                result["web"][key] = "********"
         return result
 
 
@@ -177,6 +193,8 @@ def parse_config(data: Mapping[str, Any], *, source: str = "<config>",
         rule_options = validate_options(table["rules"], table["options"], "table.options.")
         for key in ("username", "password", "password_file", "ca_file"):
             sections["mqtt"][key] = sections["mqtt"][key] or None
+        for key in ("pin", "token"):
+            sections["web"][key] = sections["web"][key] or None
         url = sections["mqtt"]["url"]
         if not url.startswith(("mqtt://", "mqtts://", "ws://", "wss://")):
             raise SettingError("mqtt.url", f"found {url!r}, allowed mqtt://, mqtts://, ws:// or wss:// URL")

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
 
 from referee.app.config import Config
+from referee.app.lineview import lay_out
 from referee.app.ports import BoardView, Input, InputKind
 from referee.referee import Referee, Verdict
 from referee.table.tableside import TableSide
@@ -74,6 +75,12 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
+def hand_popup_kind(result: Any) -> str:
+    """The overlay's popup for a hand's end: ``domino`` (someone went out), ``block`` or ``hand``."""
+    outcome = result.get("outcome") if isinstance(result, Mapping) else None
+    return {"out": "domino", "blocked": "block"}.get(str(outcome), "hand")
+
+
 @dataclass
 class Outcome:
     """What acting on one input produced: events to publish and signals/messages for the table."""
@@ -101,6 +108,11 @@ class TableCore:
         self.claimed: str | None = None
         self.warned = False
         self.last_t = 0.0
+        # What the overlay shows besides the engine's snapshot: the last play and what it scored,
+        # the latest popup (a domino, a block, a hand's or the match's end) and the corrections made.
+        self.last_play: dict[str, Any] | None = None
+        self.popup: dict[str, Any] | None = None
+        self.corrections: list[dict[str, Any]] = []
 
     # -- what the table looks like -----------------------------------------------------------
     def turn(self) -> str | None:
@@ -146,11 +158,23 @@ class TableCore:
             "turn": view.turn, "scores": dict(view.scores), "open_ends": jsonable(snap.get("open_ends")),
             "table_tiles": sorted(self.on_table()), "boneyard": self.engine_boneyard(),
             "hand_sizes": jsonable(snap.get("hand_sizes")), "awaiting": snap.get("awaiting"),
-            "clock": None if view.turn is None else {"player": view.turn, "remaining": view.clock},
+            "clock": None if view.turn is None else {
+                "player": view.turn, "remaining": view.clock, "warning_seconds": self.warning_seconds(),
+                "running": view.clock is not None and snap.get("awaiting") == "move"},
             "table_side": jsonable(self.side.snapshot(t)),
             "message": self.message, "waiting_for_removal": self.pending, "t": round(self.last_t, 3),
+            "line": lay_out(snap.get("table") or [], spinner_rule=self.spinner_rule()),
+            "last_play": self.last_play, "popup": self.popup, "corrections": list(self.corrections),
             "engine": jsonable(snap),
         }
+
+    def warning_seconds(self) -> float | None:
+        """When the move clock's warning sounds (seconds left), for the overlay's warning colour."""
+        value = getattr(self.side.clock.policy, "warning_seconds", None)
+        return float(value) if isinstance(value, (int, float)) else None
+
+    def spinner_rule(self) -> bool:
+        return bool(self.referee.rules.spinner)
 
     # -- deciding and acting -------------------------------------------------------------------
     def admit(self, inp: Input) -> tuple[bool, str]:
@@ -194,6 +218,7 @@ class TableCore:
             InputKind.TIMEOUT: self._on_timeout, InputKind.AWAY: self._on_away,
             InputKind.BACK: self._on_back, InputKind.LEAVE: self._on_leave,
             InputKind.SUBSTITUTE: self._on_substitute, InputKind.UNDO: self._on_undo,
+            InputKind.CORRECT: self._on_correct, InputKind.MISSED: self._on_missed,
         }
         return handlers[InputKind(kind)](data, t)
 
@@ -210,6 +235,9 @@ class TableCore:
             return False
         points = jsonable(verdict.points)
         outcome.events.append({"event": name, **describe, "points": points, "t": round(t, 3)})
+        if "play" in event:
+            self.last_play = {"player": event.get("player"), "tile": event["play"],
+                              "end": self._placed_end(event["play"]), "points": points, "t": round(t, 3)}
         self.message = ""
         findings = jsonable(verdict.findings)
         if findings:
@@ -233,6 +261,8 @@ class TableCore:
         if hand is not None:
             outcome.events.append({"event": "hand", "hand": self.hand, "result": jsonable(hand),
                                    "t": round(t, 3)})
+            self.popup = {"kind": hand_popup_kind(jsonable(hand)), "hand": self.hand,
+                          "result": jsonable(hand), "t": round(t, 3)}
             outcome.signals.append("hand")
             self.hand += 1
             self.hand_started = False
@@ -241,6 +271,7 @@ class TableCore:
         match = verdict.match_result
         if match is not None:
             outcome.events.append({"event": "match", "result": jsonable(match), "t": round(t, 3)})
+            self.popup = {"kind": "match", "result": jsonable(match), "t": round(t, 3)}
             outcome.signals.append("match")
             self.phase = "match-over"
             self.message = "match over"
@@ -276,6 +307,85 @@ class TableCore:
         else:
             self.pending = tile
             self.message = f"{tile}: {self.message} - take it back"
+        return outcome
+
+    def _placed_end(self, tile: str) -> str | None:
+        """The end `tile` was laid on, as the engine's line has it (None when it is not there)."""
+        for placed in reversed(self.snapshot().get("table") or []):
+            if isinstance(placed, Mapping) and placed.get("tile") in (tile, "-".join(tile.split("-")[::-1])):
+                end = placed.get("end")
+                return None if end is None else str(end)
+        return None
+
+    # -- the table manager's corrections -------------------------------------------------------
+    def _refuse_correction(self, kind: str, error: str, t: float, **fields: Any) -> Outcome:
+        self.message = error
+        return Outcome(events=[{"event": "refused", "refused": kind, **fields, "error": error,
+                                "t": round(t, 3)}], signals=["error"])
+
+    def _on_correct(self, data: Mapping[str, Any], t: float) -> Outcome:
+        """"The tile just played is 3-5, not 3-6": the last accepted play is taken back and the
+        right tile is played by the same player at the same end (or `end`). When the right tile
+        does not fit there, the misread play stays and the correction is refused."""
+        tile = str(data["tile"])
+        accepted = self.referee.accepted
+        last = accepted[-1][1] if accepted else None
+        if not isinstance(last, Mapping) or "play" not in last or not isinstance(last.get("player"), str):
+            return self._refuse_correction("correct", "the last accepted event is not a play: nothing "
+                                           "to correct (use a missed play or undo)", t, tile=tile)
+        was, player = str(last["play"]), str(last["player"])
+        end = str(data.get("end") or self._placed_end(was) or "")
+        undone = self.referee.undo()
+        if undone is None:
+            return self._refuse_correction("correct", "nothing to correct: no accepted play", t, tile=tile)
+        try:
+            fits = list(self.referee.legal_ends(tile))
+        except Exception as error:  # an unreadable tile: the play stays as it was
+            fits, why = [], str(error)
+        else:
+            why = f"{tile} does not fit the line before {was}" if not fits else (
+                f"{tile} does not fit the {end} end (it fits {', '.join(fits)})" if end and end != "lead"
+                and len(fits) > 1 and end not in fits else "")
+        verdict = self.referee.apply(dict(undone))   # put the misread play back before deciding
+        if why or not verdict.ok:
+            return self._refuse_correction("correct", f"cannot correct {was} to {tile}: {why or 'refused'}",
+                                           t, tile=tile, was=was, player=player)
+        outcome = self._on_undo({}, t)
+        if outcome.events and outcome.events[-1]["event"] == "refused":
+            return outcome
+        outcome.events.pop()   # the undo is part of the correction, not an event of its own
+        event: dict[str, Any] = {"player": player, "play": tile}
+        if end and end != "lead" and len(fits) > 1:
+            event["end"] = end
+        if self._engine(event, t, outcome, describe={"event": "correct", "player": player, "tile": tile,
+                                                     "end": event.get("end"), "was": was}):
+            self.claimed = None
+            self.corrections.append({"kind": "correct", "player": player, "tile": tile, "was": was,
+                                     "end": self.last_play and self.last_play.get("end"), "t": round(t, 3)})
+            outcome.signals.insert(0, "ok")
+            self.message = f"corrected: {player} played {tile}, not {was}"
+        return outcome
+
+    def _on_missed(self, data: Mapping[str, Any], t: float) -> Outcome:
+        """"This play was not seen: Cem played 2-4 on the right": a play the camera missed, entered
+        by the table manager for the player on move (or the one who claimed the lead)."""
+        tile, player = str(data["tile"]), str(data["player"])
+        on_move = self.turn() or self.claimed
+        if on_move is not None and player != on_move:
+            return self._refuse_correction("missed", f"it is {on_move}'s move, not {player}'s", t,
+                                           tile=tile, player=player)
+        event: dict[str, Any] = {"player": player, "play": tile}
+        if data.get("end"):
+            event["end"] = str(data["end"])
+        outcome = Outcome()
+        if self._engine(event, t, outcome, describe={"event": "play", "player": player, "tile": tile,
+                                                     "end": event.get("end"), "missed": True}):
+            self.hand_started = True
+            self.claimed = None
+            self.pending = None
+            self.corrections.append({"kind": "missed", "player": player, "tile": tile,
+                                     "end": self.last_play and self.last_play.get("end"), "t": round(t, 3)})
+            outcome.signals.insert(0, "ok")
         return outcome
 
     def _on_removed(self, data: Mapping[str, Any], t: float) -> Outcome:
@@ -382,6 +492,7 @@ class TableCore:
             return outcome
         self.pending = None
         self.message = "undone"
+        self.last_play = None
         if "play" in undone and isinstance(undone.get("player"), str):
             self.claimed = undone["player"]   # a lead taken back is led again by the same player
         if "play" in undone or "pass" in undone:

@@ -12,6 +12,7 @@ referee's result against the engine's own replay of the moves.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import shutil
@@ -138,6 +139,7 @@ class Driver:
         self._handled: list[str] = []
         self._changed = threading.Condition()
         self._pause = threading.Event()
+        self.on_frame: Callable[[Any, Any], object] | None = None   # every filmed frame (the web's)
         self.service.on_processed = self._processed
         # Moves are numbered; inputs carry their move, so a resumed demo skips the moves the log
         # already holds (`skip_through`) while it films them again to rebuild the picture.
@@ -223,17 +225,31 @@ class DemoResult:
 
 def run_demo_from_args(args: argparse.Namespace) -> int:
     config = demo_config(args)
+    linger = None
+    if getattr(args, "linger", False):
+        def linger(table: Table) -> None:
+            if table.web is not None:
+                sys.stdout.write("the match is over; the web pages stay up until Ctrl-C\n")
+                sys.stdout.flush()
+                with contextlib.suppress(KeyboardInterrupt):
+                    threading.Event().wait()
     result = run_demo(config, seed=args.seed, out=Path(args.out), vision=not args.no_vision,
-                      video=args.video, speed=args.speed, quiet=args.quiet, resume=args.resume)
+                      video=args.video, speed=args.speed, quiet=args.quiet, resume=args.resume,
+                      linger=linger)
     sys.stdout.write("\n".join(result.summary) + "\n")
     return 0 if result.agree else 1
 
 
 def run_demo(config: Config, *, seed: int, out: Path, vision: bool = True, video: str | None = None,
-             speed: float = 0.0, quiet: bool = True, resume: bool = False) -> DemoResult:
+             speed: float = 0.0, quiet: bool = True, resume: bool = False,
+             on_step: Callable[[Table], None] | None = None,
+             linger: Callable[[Table], None] | None = None) -> DemoResult:
     """Play, film, read and referee one match; see the module docstring.
 
-    With `resume`, an interrupted demo in `out` goes on where its event log stops (same seed)."""
+    With `resume`, an interrupted demo in `out` goes on where its event log stops (same seed).
+    `on_step(table)` runs after every input the demo fed (the web tests compare the overlay with
+    the referee's state there); `linger(table)` runs after the match, before the table stops
+    (``--linger``: the pages stay up)."""
     from firmware_bridge.scoreboard import Scoreboard
     from firmware_bridge.terminal import render
 
@@ -252,8 +268,11 @@ def run_demo(config: Config, *, seed: int, out: Path, vision: bool = True, video
                         now=clock)
     tty = sys.stdout.isatty() and not quiet
     last: list[str] = []
+    pages: list[str] = []
 
     def show() -> None:
+        if on_step is not None:
+            on_step(table)
         if quiet or board.emulator is None:
             return
         text = render(board.emulator.cells(), board.emulator.board.state,
@@ -261,7 +280,8 @@ def run_demo(config: Config, *, seed: int, out: Path, vision: bool = True, video
         core = table.service.core
         message = f"  {core.message}" if core is not None and core.message else ""
         if tty:
-            sys.stdout.write("\x1b[H\x1b[2J" + text + "\n" + message + "\n")
+            sys.stdout.write("\x1b[H\x1b[2J" + "".join(line + "\n" for line in pages) + text + "\n"
+                             + message + "\n")
         elif text != (last[-1] if last else ""):
             sys.stdout.write(text + message + "\n")
         last[:] = [text]
@@ -273,7 +293,13 @@ def run_demo(config: Config, *, seed: int, out: Path, vision: bool = True, video
         table.start(tick_interval=None)
         for note in table.notes:
             notes.append(note)
+        pages[:] = web_pages(table, config)
+        if not quiet:
+            sys.stdout.write("".join(line + "\n" for line in pages))
+            sys.stdout.flush()
         driver = Driver(table, board, clock, speed=speed, show=show)
+        if table.web is not None:
+            driver.on_frame = table.web.frames.offer
         if table.resumed and skip is not None:
             driver.skip_through = skip
             notes.append(f"resumed the interrupted match after move {skip}")
@@ -292,10 +318,24 @@ def run_demo(config: Config, *, seed: int, out: Path, vision: bool = True, video
             play_without_vision(driver, record, players)
             if video:
                 notes.append("--video needs the vision path; no video written")
-        return _finish(table, board, record, out, notes, show, report)
+        result = _finish(table, board, record, out, notes, show, report)
+        if linger is not None:
+            linger(table)
+        return result
     finally:
         table.stop()
         board.close()
+
+
+def web_pages(table: Table, config: Config) -> list[str]:
+    """The lines naming the demo's web pages (empty when the web server is off)."""
+    if table.web is None:
+        return []
+    urls = table.web.urls()
+    pin = config["web"]["pin"]
+    return [f"overlay (OBS browser source): {urls['overlay']}",
+            f"manager's page: {urls['table']}" + (f" (PIN {pin})" if pin else " (set [web] pin to command)"),
+            f"club page: {urls['club']}    API: {urls['api']}"]
 
 
 def _resume_point(out: Path, clock: FilmClock) -> int | None:

@@ -46,6 +46,9 @@ COMMANDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "back": (("player",), ()),
     "leave": (("player",), ()),
     "substitute": (("player", "substitute"), ()),
+    # The table manager's corrections (the web page's "correct"): tiles as "3-5", ends as "left".
+    "correct": (("tile",), ("end",)),
+    "missed": (("player", "tile"), ("end",)),
 }
 # Fields that must name someone already at the table; the others name a newcomer.
 PLAYER_FIELDS = ("player",)

@@ -195,9 +195,9 @@ class MqttLink:
         self._say = say or _log_line
         self._now = now
         self._lock = threading.Condition()
-        self._pending: dict[int, tuple[int | None, str]] = {}   # mid -> (event seq, leaf)
+        self._pending: dict[int, tuple[int | None, str]] = {}   # mid -> (event seq, topic)
         self._answered_early: dict[int, ReasonCode] = {}        # mid -> the broker's PUBACK
-        self._refused: dict[str, str] = {}                      # leaf -> why the broker refused it
+        self._refused: dict[str, str] = {}                      # topic -> why the broker refused it
         self._state: str | None = None
         self._said_at: float | None = None
         self._login_refused = False
@@ -230,6 +230,8 @@ class MqttLink:
         self.client.on_publish = self._published
         self.client.on_subscribe = self._subscribed
         self.health.subscribe(self._health_changed)
+        self._extra: dict[str, Callable[[str, bytes], None]] = {}   # see add_listener
+        self._connect_hooks: list[Callable[[], None]] = []
 
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
@@ -298,29 +300,30 @@ class MqttLink:
         return json.dumps(document, ensure_ascii=False, sort_keys=True)
 
     def _publish(self, leaf: str, payload: str, *, retain: bool = False, seq: int | None = None) -> None:
-        info = self.client.publish(self.settings.topic(leaf), payload, qos=1, retain=retain)
+        topic = self.settings.topic(leaf)
+        info = self.client.publish(topic, payload, qos=1, retain=retain)
         if info.mid == 0:
             return
         with self._lock:
             answer = self._answered_early.pop(info.mid, None)
             if answer is None:
-                self._pending[info.mid] = (seq, leaf)
+                self._pending[info.mid] = (seq, topic)
         if answer is not None:
-            self._acknowledged(seq, leaf, answer)
+            self._acknowledged(seq, topic, answer)
 
-    def _acknowledged(self, seq: int | None, leaf: str, reason: ReasonCode) -> None:
+    def _acknowledged(self, seq: int | None, topic: str, reason: ReasonCode) -> None:
         if reason.is_failure:
             # A refused event is not delivered: it stays in the outbox for the next start.
-            why = (f"broker {self.settings.address} refused to take {self.settings.topic(leaf)}"
+            why = (f"broker {self.settings.address} refused to take {topic}"
                    f"{self._as_user()}: {reason} (check the broker's ACL)")
             with self._lock:
-                self._refused[leaf] = why
+                self._refused[topic] = why
             self._report(State.FAILED, why)
             return
         if seq is not None and self._outbox is not None:
             self._outbox.mark_delivered(seq)
         with self._lock:
-            cleared = self._refused.pop(leaf, None) is not None and not self._refused
+            cleared = self._refused.pop(topic, None) is not None and not self._refused
         if cleared and self.connected.is_set():
             self._report(State.OK, self._connected_line())
 
@@ -380,6 +383,10 @@ class MqttLink:
                 state = self._state
             if state is not None:
                 self._publish("state", state, retain=True)
+            for topic in list(self._extra):
+                client.subscribe(topic, qos=1)
+            for hook in list(self._connect_hooks):
+                hook()
             if self._on_connection is not None:
                 self._on_connection(True)
         except Exception:
@@ -423,14 +430,21 @@ class MqttLink:
                 if mid not in self._pending:
                     self._answered_early[mid] = reason
                     return
-                seq, leaf = self._pending.pop(mid)
+                seq, topic = self._pending.pop(mid)
                 self._lock.notify_all()
-            self._acknowledged(seq, leaf, reason)
+            self._acknowledged(seq, topic, reason)
         except Exception:
             logger.exception("mqtt: error while handling a PUBACK")
 
     def _message(self, client: paho.Client, userdata: Any, message: paho.MQTTMessage) -> None:
         payload = b""
+        handler = self._extra.get(message.topic)
+        if handler is not None:
+            try:
+                handler(message.topic, bytes(message.payload))
+            except Exception:  # never let a message end the network thread
+                logger.exception("mqtt: error while handling a message on %s", message.topic)
+            return
         try:
             payload = bytes(message.payload)
             name = message.topic.rsplit("/", 1)[-1]
@@ -460,6 +474,30 @@ class MqttLink:
                                    payload[:ECHO_CHARS].decode("utf-8", errors="replace"))
             except Exception:
                 logger.exception("mqtt: cannot answer a command on cmd/errors")
+
+    # -- topics outside the table's own (Home Assistant discovery) -----------------------------
+    def add_listener(self, topic: str, handler: Callable[[str, bytes], None]) -> None:
+        """Also subscribe to `topic` (an exact topic, on every connect) and hand its messages to
+        `handler` on paho's network thread."""
+        self._extra[topic] = handler
+        if self.connected.is_set():
+            self.client.subscribe(topic, qos=1)
+
+    def on_connect(self, hook: Callable[[], None]) -> None:
+        """Call `hook` on paho's network thread after every (re)connect."""
+        self._connect_hooks.append(hook)
+
+    def publish_retained(self, topic: str, payload: str) -> None:
+        """Publish a retained QoS 1 message on any topic (`flush` waits for it too)."""
+        info = self.client.publish(topic, payload, qos=1, retain=True)
+        if info.mid == 0:
+            return
+        with self._lock:
+            answer = self._answered_early.pop(info.mid, None)
+            if answer is None:
+                self._pending[info.mid] = (None, topic)
+        if answer is not None:
+            self._acknowledged(None, topic, answer)
 
 
 def _log_line(line: str) -> None:

@@ -70,6 +70,9 @@ class InputKind(StrEnum):
     LEAVE = "leave"
     SUBSTITUTE = "substitute"
     TIMEOUT = "timeout"
+    # the table manager's corrections (the web page, the API, cmd/correct and cmd/missed)
+    CORRECT = "correct"
+    MISSED = "missed"
     # the camera
     PLACED = "placed"
     REMOVED = "removed"
@@ -78,11 +81,12 @@ class InputKind(StrEnum):
     # the service itself
     TICK = "tick"
     STOP = "stop"
+    CALL = "call"      # run a reader on the consumer thread (TableService.call)
 
     @property
     def changes_the_match(self) -> bool:
         """Whether an input of this kind can change the match, and so is logged before it acts."""
-        return self not in (InputKind.SYNC, InputKind.TICK, InputKind.STOP)
+        return self not in (InputKind.SYNC, InputKind.TICK, InputKind.STOP, InputKind.CALL)
 
 
 @dataclass(frozen=True)

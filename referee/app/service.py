@@ -7,6 +7,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -82,16 +83,34 @@ class TableService:
 
         Its player fields are checked against the table's players (substitutes included) when its
         turn comes; a refusal of any kind is answered once through `command.reply`."""
+        return self.submit(command, command.origin or "mqtt")
+
+    def submit(self, command: Command, origin: str) -> int:
+        """Queue a checked command from `origin` ("mqtt", "web"); returns its input number."""
         return self.feed(Input(InputKind(command.name), dict(command.args), self.now(),
-                               origin=command.origin or "mqtt", reply=command.reply))
+                               origin=origin, reply=command.reply))
 
     def players(self) -> tuple[str, ...]:
         """Everyone a command may name: the seats' players and the substitutes who sat down."""
         names = list(self.settings.players)
-        aliases = getattr(self.core.referee, "aliases", None) if self.core is not None else None
-        if isinstance(aliases, Mapping):
-            names += [str(name) for name in aliases if name not in names]
+        if self.core is not None:
+            names += [name for name in self.core.referee.aliases if name not in names]
         return tuple(names)
+    def call(self, function: Callable[[], Any]) -> Future[Any]:
+        """Run `function` on the consumer thread, between inputs (readers that need the engine as it
+        is, like the web API's record); the future holds its result. Nothing is logged."""
+        future: Future[Any] = Future()
+        self.feed(Input(InputKind.CALL, {"function": function, "future": future}, self.now(), origin="call"))
+        return future
+
+    def record(self) -> dict[str, Any] | None:
+        """The running (or last) match's record with the table manager's corrections (consumer thread)."""
+        if self.core is None:
+            return None
+        record: dict[str, Any] = jsonable(self.core.referee.record())
+        if self.core.corrections:
+            record["corrections"] = list(self.core.corrections)
+        return record
 
     def button(self, name: str) -> None:
         self.feed(Input(InputKind(name), {}, self.now(), origin="button"))
@@ -126,6 +145,9 @@ class TableService:
             inp = self._queue.get()
             if inp.kind == "stop":
                 break
+            if inp.kind == "call":
+                self._call(inp)
+                continue
             try:
                 logged = self.handle(inp)
                 if self.on_processed is not None and inp.kind != "tick":
@@ -134,6 +156,19 @@ class TableService:
                 with self._progress:
                     self._done += 1
                     self._progress.notify_all()
+
+    def _call(self, inp: Input) -> None:
+        future: Future[Any] = inp.data["future"]
+        try:
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(inp.data["function"]())
+                except Exception as error:  # the caller hears of it; the consumer goes on
+                    future.set_exception(error)
+        finally:
+            with self._progress:
+                self._done += 1
+                self._progress.notify_all()
 
     # -- resuming after a crash ------------------------------------------------------------------
     def resume(self) -> bool:
@@ -268,7 +303,7 @@ class TableService:
         if self.records_dir is not None:
             self.records_dir.mkdir(parents=True, exist_ok=True)
             path = self.records_dir / f"match-{self.match_id}.json"
-            record = jsonable(self.core.referee.record())
+            record = self.record()
             tmp = path.with_suffix(".tmp")
             tmp.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
             tmp.replace(path)

@@ -33,6 +33,8 @@ def register(subparsers: Any) -> None:
     demo.add_argument("--resume", action="store_true",
                       help="go on with an interrupted demo's match in --out (same options and seed)")
     demo.add_argument("--quiet", action="store_true", help="no terminal scoreboard, only the summary")
+    demo.add_argument("--linger", action="store_true",
+                      help="keep the web pages (overlay, manager's page) up after the match until Ctrl-C")
     demo.set_defaults(handler=run_demo)
 
 

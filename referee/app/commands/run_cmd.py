@@ -32,6 +32,7 @@ def register(subparsers: Any) -> None:
 
 
 def run_table(args: argparse.Namespace) -> int:
+    import socket
     import time
     from pathlib import Path
 
@@ -68,6 +69,10 @@ def run_table(args: argparse.Namespace) -> int:
     table.start()
     for note in table.notes:
         print_line(f"# {note}")
+    if table.web is not None and not args.progress:
+        print_line("web pages: " + ", ".join(f"{name} {url}" for name, url in table.web.urls().items())
+                   + (f" (from other machines: http://{socket.gethostname()}:{table.web.port}/)"
+                      if table.web.host in ("0.0.0.0", "::", "") else ""))
     if args.progress:
         print_line(json.dumps({"ready": True, "resumed": table.resumed, "skip_through": skip}))
     try:

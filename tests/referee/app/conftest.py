@@ -18,7 +18,8 @@ import paho.mqtt.client as paho
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-USERS = {"referee": "ref-secret", "manager": "mgr-secret", "viewer": "view-secret"}
+USERS = {"referee": "ref-secret", "manager": "mgr-secret", "viewer": "view-secret",
+         "homeassistant": "ha-secret"}
 # The shipped ACL is the one under test.
 ACL_FILE = Path(__file__).resolve().parents[3] / "config" / "mosquitto" / "domino.acl"
 
