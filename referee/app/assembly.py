@@ -198,8 +198,10 @@ def web_parts(table: Table, config: Config, health: Health) -> Publisher:
     table.web = WebServer(hub, service=table.service, host=section["host"], port=section["port"],
                           pin=section["pin"], token=section["token"], health=health, club=table.club,
                           frames=FrameTap())
+    from referee.app.camera import CameraDevice
+
     for device in table.devices:
-        if hasattr(device, "on_frame"):
+        if isinstance(device, CameraDevice):   # the manager's page shows what the camera saw
             device.on_frame = table.web.frames.offer
     return hub
 

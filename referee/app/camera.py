@@ -175,6 +175,9 @@ class FilmDriver(Protocol):
     @property
     def service(self) -> TableService: ...
 
+    @property
+    def on_frame(self) -> Callable[[Any, Any], object] | None: ...   # every filmed frame (the web's)
+
     def next_move(self) -> bool: ...
 
     def advance(self, t: float) -> None: ...
@@ -231,9 +234,8 @@ def play_through_vision(driver: FilmDriver, record: dict[str, Any], players: lis
                 observations = []
             seen += [inp for inp in (observation_input(o, driver.clock()) for o in observations) if inp]
             report.frames += 1
-            on_frame = getattr(driver, "on_frame", None)
-            if on_frame is not None:
-                on_frame(frame.image, tracker)
+            if driver.on_frame is not None:
+                driver.on_frame(frame.image, tracker)
             if writer is not None:
                 writer.write(frame.image, tracker, what)
         accepted = _matching(seen, truth, driver.fits)

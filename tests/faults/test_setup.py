@@ -27,7 +27,8 @@ from tests.referee.app.conftest import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-PASSWORDS = {"REFEREE_PW": "r3f-secret", "MANAGER_PW": "m4n-secret", "VIEWER_PW": "v1ew-secret"}
+PASSWORDS = {"REFEREE_PW": "r3f-secret", "MANAGER_PW": "m4n-secret", "VIEWER_PW": "v1ew-secret",
+             "HOMEASSISTANT_PW": "h0me-secret"}
 DEBIAN_MAIN_CONF = """pid_file {root}/run/mosquitto/mosquitto.pid
 persistence true
 persistence_location {root}/var/lib/mosquitto/
