@@ -36,8 +36,10 @@ def discovery_configs(settings: MqttSettings, players: Sequence[str], *,
     state, status = settings.topic("state"), settings.topic("status")
     device = {"identifiers": [node], "name": f"Domino table {settings.table_id}",
               "manufacturer": SOFTWARE, "model": "table referee"}
-    common = {"availability_topic": status, "payload_available": "online",
-              "payload_not_available": "offline", "device": device}
+    # The retained status is a JSON document ({"state": "online", "health": …}); the template
+    # picks its state, which the payloads then name.
+    common = {"availability_topic": status, "availability_template": "{{ value_json.state }}",
+              "payload_available": "online", "payload_not_available": "offline", "device": device}
     sensors: dict[str, dict[str, Any]] = {
         "phase": {"name": "Phase", "value_template": "{{ value_json.phase }}", "icon": "mdi:state-machine"},
         "turn": {"name": "Turn", "value_template": "{{ value_json.turn if value_json.turn else 'none' }}",

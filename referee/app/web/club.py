@@ -29,6 +29,21 @@ def card(state: dict[str, Any]) -> dict[str, Any]:
     return {key: state.get(key) for key in CARD_FIELDS}
 
 
+
+def status_of(payload: bytes) -> tuple[str, str]:
+    """A table's retained ``status`` as (state, overall health): a JSON document
+    ``{"state": "online", "health": {"overall": "ok", …}}``, or a plain word from older tables."""
+    text = payload.decode("utf-8", errors="replace")
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError:
+        return text[:20], ""
+    if not isinstance(document, dict):
+        return text[:20], ""
+    health = document.get("health")
+    overall = health.get("overall") if isinstance(health, dict) else None
+    return str(document.get("state", "unknown"))[:20], str(overall or "")[:20]
+
 class ClubWatcher:
     """Follows every table under `settings.prefix`; `on_change(table, card)` runs on paho's thread."""
 
@@ -84,10 +99,10 @@ class ClubWatcher:
             if entry is None:
                 if len(self._tables) >= MAX_CLUB_TABLES:
                     return
-                entry = self._tables[table] = {"table": table, "status": "unknown", "state": None,
-                                               "error": ""}
+                entry = self._tables[table] = {"table": table, "status": "unknown", "health": "",
+                                               "state": None, "error": ""}
             if leaf == "status":
-                entry["status"] = bytes(message.payload).decode("utf-8", errors="replace")[:20]
+                entry["status"], entry["health"] = status_of(bytes(message.payload))
             else:
                 try:
                     state = json.loads(message.payload)

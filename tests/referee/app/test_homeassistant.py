@@ -71,8 +71,9 @@ def test_discovery_on_a_real_broker(broker: Broker, tmp_path: Path) -> None:
             name, payload, was_retained = viewer.next()
             assert was_retained
             retained[name] = payload
-        assert retained["domino/ha-1/status"] == configs[
-            "homeassistant/sensor/domino_ha-1/phase/config"]["payload_available"].encode()
+        phase = configs["homeassistant/sensor/domino_ha-1/phase/config"]
+        status = json.loads(retained["domino/ha-1/status"])
+        assert render(phase["availability_template"], status) == phase["payload_available"]
         state = json.loads(retained["domino/ha-1/state"])
         assert render(configs["homeassistant/sensor/domino_ha-1/phase/config"]["value_template"], state) \
             == "waiting"
@@ -105,5 +106,7 @@ def test_discovery_on_a_real_broker(broker: Broker, tmp_path: Path) -> None:
     # After a clean stop the availability topic says offline.
     check = Watcher(broker, "viewer")
     check.subscribe("domino/ha-1/status")
-    assert check.next("/status")[1] == b"offline"
+    offline = json.loads(check.next("/status")[1])
+    assert render(expected["homeassistant/sensor/domino_ha-1/phase/config"]["availability_template"],
+                  offline) == "offline"
     check.close()

@@ -8,7 +8,8 @@ function cardFor(entry) {
   const scores = state.scores || {};
   const card = el("section", {"class": "card club-card" + (entry.status === "online" ? "" : " offline"),
                               "data-table": entry.table, "data-status": entry.status || ""},
-    el("span", {"class": "status"}, entry.status || "unknown"),
+    el("span", {"class": "status", "data-health": entry.health || ""},
+       (entry.status || "unknown") + (entry.health && entry.health !== "ok" ? ` · ${entry.health}` : "")),
     el("h2", {}, `${entry.table} · ${state.rules || ""}`),
     el("table", {"class": "scores"}, el("tbody", {}, ...Object.keys(scores).map((name) =>
       el("tr", {"class": state.turn === name ? "on-move" : "", "data-player": name},
