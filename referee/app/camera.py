@@ -23,7 +23,7 @@ from referee.app.ports import Feed, Input, InputKind
 from referee.app.service import TableService
 from referee.errors import DominoError
 from referee.rules import find_rules
-from vision.tracker import BoneyardChanged, Observation, TilePlaced, TileRemoved, TilesRevealed
+from vision.tracker import BoneyardChanged, Observation, TilePlaced, TileRemoved, TilesRevealed, Tracker
 from vision.types import TableView
 
 
@@ -340,9 +340,7 @@ class _VideoWriter:
             from referee.errors import DominoError
             raise DominoError(f"--video: cannot write {path!r} (use a .mp4 or .avi name)")
 
-    def write(self, image: Any, tracker: Any, caption: str) -> None:
-        import numpy as np
-
+    def write(self, image: np.ndarray, tracker: Tracker, caption: str) -> None:
         cv2 = self.cv2
         canvas = image.copy()
         for tile in getattr(tracker, "tiles", []):

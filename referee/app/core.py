@@ -75,7 +75,7 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
-def hand_popup_kind(result: Any) -> str:
+def hand_popup_kind(result: object) -> str:
     """The overlay's popup for a hand's end: ``domino`` (someone went out), ``block`` or ``hand``."""
     outcome = result.get("outcome") if isinstance(result, Mapping) else None
     return {"out": "domino", "blocked": "block"}.get(str(outcome), "hand")
@@ -426,7 +426,7 @@ class TableCore:
         self.claimed = str(data["player"])
         return Outcome(events=[{"event": "lead-claimed", "player": self.claimed, "t": round(t, 3)}])
 
-    def zone_player(self, zone: Any) -> str:
+    def zone_player(self, zone: object) -> str:
         players = self.settings.players
         if isinstance(zone, str) and zone in players:
             return zone

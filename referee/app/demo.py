@@ -21,15 +21,19 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.app.assembly import Table, build_table
+from referee.app.camera import VisionReport
 from referee.app.config import ENV_PREFIX, Config, load_config, parse_config
 from referee.app.devices import ScoreboardDisplay
 from referee.app.ports import Input, InputKind
 from referee.app.script import table_script
 from referee.errors import DominoError
 from referee.rules import find_rules
+
+if TYPE_CHECKING:   # pyserial loads with the board, only when the demo runs
+    from firmware_bridge.scoreboard import Scoreboard
 
 DEMO_CONFIG = Path(__file__).resolve().parents[2] / "config" / "examples" / "demo.toml"
 NAMES = ("Ayşe", "Burak", "Cem", "Deniz")
@@ -112,7 +116,6 @@ def demo_config(args: argparse.Namespace) -> Config:
 
 def simulated_match(config: Config, seed: int) -> dict[str, Any]:
     from referee.players import find_strategy
-    from referee.rules import find_rules
     from referee.simulate import simulate_match
 
     table = config["table"]
@@ -128,7 +131,7 @@ def simulated_match(config: Config, seed: int) -> dict[str, Any]:
 class Driver:
     """Feeds the table and waits for each input to be handled (no sleeping: a condition variable)."""
 
-    def __init__(self, table: Table, board: Any, clock: FilmClock, *, speed: float,
+    def __init__(self, table: Table, board: Scoreboard, clock: FilmClock, *, speed: float,
                  show: Callable[[], None]) -> None:
         self.table = table
         self.service = table.service
@@ -167,9 +170,12 @@ class Driver:
 
     def press(self, button: str, kind: str) -> None:
         """Press a button on the emulated scoreboard and wait until the referee handled it."""
+        emulator = self.board.emulator
+        if emulator is None:
+            raise DemoError(f"the demo's scoreboard has no emulated buttons to press {button!r} on")
         with self._changed:
             before = self._handled.count(kind)
-        self.board.emulator.press(button)
+        emulator.press(button)
         with self._changed:
             if not self._changed.wait_for(lambda: self._handled.count(kind) > before, 10):
                 raise DemoError(f"the scoreboard's {button} button was not handled within 10 s")
@@ -356,7 +362,7 @@ def _resume_point(out: Path, clock: FilmClock) -> int | None:
         log.close()
 
 
-def _vision_notes(report: Any, video: str | None) -> list[str]:
+def _vision_notes(report: VisionReport, video: str | None) -> list[str]:
     moves = report.read + len(report.corrected)
     notes = [f"vision: read {report.read} of {moves} filmed moves right "
              f"({report.frames} frames in {report.seconds:.0f} s)"]
@@ -373,8 +379,8 @@ def _vision_notes(report: Any, video: str | None) -> list[str]:
     return notes
 
 
-def _finish(table: Table, board: Any, record: dict[str, Any], out: Path, notes: list[str],
-            show: Callable[[], None], report: Any) -> DemoResult:
+def _finish(table: Table, board: Scoreboard, record: dict[str, Any], out: Path, notes: list[str],
+            show: Callable[[], None], report: VisionReport | None) -> DemoResult:
     from referee.record import replay_with_referee
 
     service = table.service

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from referee.referee import Referee
+
 
 def table_script(record: Mapping[str, Any], *, seconds_per_move: float = 2.0) -> list[dict[str, Any]]:
     """Script lines (dicts with ``kind``) for a record; ``t`` grows by `seconds_per_move`.
@@ -19,8 +21,6 @@ def table_script(record: Mapping[str, Any], *, seconds_per_move: float = 2.0) ->
     alone does not prove, gets the Pass presses a real table would need (found by following the
     hand with a table-knowledge referee).
     """
-    from referee.referee import Referee
-
     players: list[str] = list(record["players"])
     table = Referee(record["rules"], players, options=record.get("options", {}), teams=record.get("teams"),
                     knowledge="table")
@@ -73,7 +73,7 @@ def table_script(record: Mapping[str, Any], *, seconds_per_move: float = 2.0) ->
     return lines
 
 
-def _follow(table: Any, event: Mapping[str, Any]) -> None:
+def _follow(table: Referee, event: Mapping[str, Any]) -> None:
     """Apply a simulated event to the table-knowledge referee as the table would report it."""
     if "draw" in event:
         table.apply({"player": event["player"], "draw": 1})

@@ -262,7 +262,7 @@ class TableService:
         self._deliver(seq, self._act("start", {}, 0.0), 0.0)
         return True
 
-    def _act(self, kind: str, data: Any, t: float) -> Outcome:
+    def _act(self, kind: str, data: Mapping[str, Any], t: float) -> Outcome:
         assert self.core is not None
         try:
             return self.core.act(kind, data, t)
