@@ -32,6 +32,8 @@ COMMAND_BURST = 20               # commands an origin may send at once before th
 MAX_ORIGINS = 256                # rate-limited origins remembered (the least recently seen are forgotten)
 QUOTE_CHARS = 80                 # how much of a refused payload an error message quotes
 ECHO_CHARS = 200                 # how much of a refused payload `cmd/errors` echoes as "received"
+MAX_SCRIPT_LINE_CHARS = 65536    # one line of a `run --inputs` script (a revealed hand is a few hundred)
+MAX_SCRIPT_DEPTH = 8             # its JSON nesting (an input with tile corners is 4 deep)
 
 # name -> (required fields, optional fields); every field is a string naming a player, except
 # ``substitute``, which names a newcomer (checked for length and characters only).

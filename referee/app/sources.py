@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from referee.app.intake import MAX_SCRIPT_DEPTH, MAX_SCRIPT_LINE_CHARS, json_depth_exceeds, quote
 from referee.app.ports import Feed, Input, InputKind
 from referee.errors import DominoError
 
@@ -32,7 +33,12 @@ def parse_script_line(text: str, number: int) -> Input | None:
     stripped = text.strip()
     if not stripped or stripped.startswith("#"):
         return None
-    quoted = stripped if len(stripped) <= 80 else stripped[:77] + "..."
+    quoted = quote(stripped)
+    if len(stripped) > MAX_SCRIPT_LINE_CHARS:
+        raise ScriptError(f"line {number}: {quoted!r} is {len(stripped)} characters, allowed at most "
+                          f"{MAX_SCRIPT_LINE_CHARS}")
+    if json_depth_exceeds(stripped, MAX_SCRIPT_DEPTH):   # before parsing: the parser recurses
+        raise ScriptError(f"line {number}: {quoted!r} nests deeper than {MAX_SCRIPT_DEPTH} levels")
     try:
         data: Any = json.loads(stripped)
     except json.JSONDecodeError as error:

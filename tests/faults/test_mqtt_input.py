@@ -232,3 +232,15 @@ def test_an_exception_in_the_command_handler_is_answered_and_the_thread_lives(
     for client in (errors, manager):
         client.close()
     link.stop()
+
+
+def test_a_script_line_of_nested_brackets_is_refused_too() -> None:
+    # `run --inputs` is the other input path that parses JSON: bounded the same way, before parsing.
+    from referee.app.sources import ScriptError, parse_script_line
+
+    with pytest.raises(ScriptError, match="nests deeper than 8 levels"):
+        parse_script_line('{"kind": "placed", "tile": ' + "[" * 5000 + "]" * 5000 + "}", 3)
+    with pytest.raises(ScriptError, match="characters, allowed at most 65536"):
+        parse_script_line(json.dumps({"kind": "lead", "player": "x" * 70_000}), 4)
+    line = parse_script_line('{"kind": "placed", "tile": "3-4", "corners": [[[1, 2], [3, 4]]]}', 5)
+    assert line is not None and line.data["tile"] == "3-4"
