@@ -190,6 +190,7 @@ def web_parts(table: Table, config: Config, health: Health) -> Publisher:
     from referee.app.web.frames import FrameTap
 
     hub = Hub()
+    hub.seed(table.service.log.events())   # a restarted table's earlier events (the last ones kept)
     section = config["web"]
     if table.link is not None:
         from referee.app.web.club import ClubWatcher

@@ -191,8 +191,8 @@ class WebServer:
     async def api_events(self, request: web.Request) -> web.StreamResponse:
         since = _whole_number(request.query.get("since", "0"), "since")
         limit = min(_whole_number(request.query.get("limit", str(EVENTS_PAGE)), "limit"), EVENTS_PAGE)
-        events, forgotten = self.hub.events_since(since, limit)
-        return web.json_response({"events": events, "since": since, "complete": not forgotten}, dumps=_dumps)
+        events, complete = self.hub.events_since(since, limit)
+        return web.json_response({"events": events, "since": since, "complete": complete}, dumps=_dumps)
 
     async def api_record(self, request: web.Request) -> web.StreamResponse:
         service = self.service

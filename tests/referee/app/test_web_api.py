@@ -333,3 +333,24 @@ def test_the_managers_page_gets_the_newest_camera_frame_with_what_vision_saw() -
         assert run(fetch()) == (200, "image/jpeg", jpeg)
     finally:
         server.stop()
+
+
+def test_events_survive_a_restart_and_say_when_older_ones_are_forgotten(tmp_path: Path) -> None:
+    config = parse_config({"web": {"host": "127.0.0.1", "port": 0}}, environ={})
+    first = build_table(config, data_dir=tmp_path)
+    first.start(tick_interval=None)
+    first.service.feed(Input("start"))
+    assert first.service.wait_processed(timeout=10)
+    first.stop()
+    again = build_table(config, data_dir=tmp_path)   # the same event log: a restarted service
+    again.start(tick_interval=None)
+    try:
+        assert again.web is not None
+        status, answer = run(call("GET", again.web.url + "/api/events?since=0"))
+        assert status == 200 and [e["event"] for e in answer["events"]] == ["start"] and answer["complete"]
+    finally:
+        again.stop()
+    small = Hub(backlog=3)
+    small.seed([{"seq": n, "event": "x"} for n in range(1, 6)])
+    assert small.events_since(0, 10) == ([{"seq": n, "event": "x"} for n in (3, 4, 5)], False)
+    assert small.events_since(2, 10) == ([{"seq": n, "event": "x"} for n in (3, 4, 5)], True)
