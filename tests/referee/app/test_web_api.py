@@ -24,6 +24,8 @@ from referee.app.ports import Input
 from referee.app.web import Hub, WebServer
 from referee.app.web.limits import CLIENT_QUEUE, MAX_BODY_BYTES, MAX_WS_MESSAGE
 
+from .conftest import USERS, Broker, Watcher
+
 TOKEN = "s3cret-token"
 
 
@@ -354,3 +356,43 @@ def test_events_survive_a_restart_and_say_when_older_ones_are_forgotten(tmp_path
     small.seed([{"seq": n, "event": "x"} for n in range(1, 6)])
     assert small.events_since(0, 10) == ([{"seq": n, "event": "x"} for n in (3, 4, 5)], False)
     assert small.events_since(2, 10) == ([{"seq": n, "event": "x"} for n in (3, 4, 5)], True)
+
+
+def test_one_command_path_for_the_api_and_mqtt(tmp_path: Path, broker: Broker) -> None:
+    """The same payload gets the same refusal from the API and from cmd/<name>; a correction sent
+    over MQTT acts exactly as one from the page."""
+    config = parse_config({
+        "table": {"id": "path-1", "rules": "muggins", "players": ["Ayşe", "Burak"]},
+        "mqtt": {"enabled": True, "url": broker.url, "username": "referee", "password": USERS["referee"]},
+        "web": {"host": "127.0.0.1", "port": 0, "token": TOKEN}}, environ={})
+    table = build_table(config, data_dir=tmp_path)
+    table.start(tick_interval=None)
+    manager = Watcher(broker, "manager")
+    try:
+        assert table.web is not None and table.link is not None and table.link.connected.wait(10)
+        manager.subscribe("domino/path-1/cmd/errors")
+        for name, payload in (("away", b'{"player": 3}'), ("correct", b'{"tile": "3-5", "x": 1}'),
+                              ("missed", b'{"tile": "2-4"}')):
+            status, answer = run(call("POST", table.web.url + f"/api/command/{name}", headers=bearer(),
+                                      data=payload))
+            assert status == 400
+            manager.publish(f"domino/path-1/cmd/{name}", payload.decode())
+            assert manager.next_json("cmd/errors")["error"] == answer["error"]
+        for inp in (Input("start"), Input("lead", {"player": "Ayşe"}), Input("placed", {"tile": "5-5"}),
+                    Input("placed", {"tile": "5-0"})):
+            table.service.feed(inp)
+        assert table.service.wait_processed(timeout=10)
+        revision = table.web.hub.revision
+        manager.publish("domino/path-1/cmd/correct", '{"tile": "5-3"}')
+        with table.web.hub.changed:
+            assert table.web.hub.changed.wait_for(lambda: table.web.hub.revision > revision, 10)
+        assert table.service.wait_processed(timeout=10)
+        status, state = run(call("GET", table.web.url + "/api/state"))
+        assert state["last_play"] == {**state["last_play"], "player": "Burak", "tile": "5-3", "points": 0}
+        assert state["corrections"][-1] == {**state["corrections"][-1], "kind": "correct", "was": "5-0"}
+        assert state["scores"] == {"Ayşe": 10, "Burak": 0}
+        logged = [i.kind for i in table.service.log.inputs(table.service.match_id)]
+        assert logged[-1] == "correct"
+    finally:
+        manager.close()
+        table.stop()
