@@ -45,7 +45,8 @@ def feed(service: TableService, *inputs: tuple[str, dict[str, object]]) -> None:
     assert service.wait_processed(timeout=10)
 
 
-OPENING = (("start", {}), ("lead", {"player": "Ayşe"}), ("placed", {"tile": "5-5"}), ("placed", {"tile": "5-0"}))
+OPENING = (("start", {}), ("lead", {"player": "Ayşe"}), ("placed", {"tile": "5-5"}),
+           ("placed", {"tile": "5-0"}))
 
 
 def test_a_misread_play_is_corrected_logged_and_in_the_record(tmp_path: Path) -> None:
