@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from referee.app.assembly import Table, build_table
 from referee.app.config import parse_config
 from referee.app.health import Health
+from referee.app.intake import COMMAND_BURST, RateLimiter
 from referee.app.lineview import lay_out
 from referee.app.ports import Input
 from referee.app.web import Hub, WebServer
@@ -100,8 +101,7 @@ def test_commands_need_the_pin_or_token_and_pass_the_one_check(table: Table) -> 
     assert status == 413 and str(MAX_BODY_BYTES) in answer["error"]
     assert table.service.core is None   # nothing of that reached the referee
     status, answer = run(call("POST", url + "start", headers=bearer()))
-    assert status == 202 and answer["accepted"] == "start"
-    assert table.service.wait_processed(answer["input"], timeout=10)
+    assert status == 200 and answer["accepted"] == "start" and answer["done"]   # the referee has acted
     assert table.service.core is not None and table.service.core.phase == "playing"
     logged = table.service.log.inputs(table.service.match_id)
     assert [(i.kind, i.data) for i in logged] == [("start", {})]
@@ -128,8 +128,28 @@ def test_login_health_and_a_wrong_pin(table: Table) -> None:
             assert health["parts"]["scoreboard"] == {**health["parts"]["scoreboard"], "state": "degraded",
                                                      "why": "reconnecting"}
             async with session.post(url + "/api/command/pass") as response:   # the session cookie
-                assert response.status == 202
+                # Signed in; the referee itself refuses (no match yet) and says why.
+                assert response.status == 409
+                assert (await response.json())["error"] == "cmd/pass: press Start to begin a match"
     run(scenario())
+
+
+def test_commands_from_one_web_client_are_rate_limited(table: Table) -> None:
+    assert table.web is not None
+    url = table.web.url + "/api/command/sync"
+    table.web.limiter = RateLimiter(now=lambda: 0.0)   # time stands still: no token comes back
+
+    async def burst() -> list[int]:
+        async with aiohttp.ClientSession() as session:
+            statuses = []
+            for _ in range(COMMAND_BURST + 5):
+                async with session.post(url, headers=bearer()) as response:
+                    statuses.append(response.status)
+                    if response.status == 429:
+                        assert "too many commands from web 127.0.0.1" in (await response.json())["error"]
+            return statuses
+    statuses = run(burst())
+    assert statuses == [200] * COMMAND_BURST + [429] * 5
 
 
 def test_too_many_wrong_pins_are_throttled(table: Table) -> None:
@@ -166,7 +186,11 @@ def test_websocket_pushes_state_and_events_and_answers_bad_messages(table: Table
             await ws.send_json({"type": "command", "name": "away", "args": {"player": "Nobody?"}})
             while (answer := await ws.receive_json(timeout=5))["type"] != "command":
                 pass
-            assert answer["status"] == 202 and answer["accepted"] == "away player=Nobody?"
+            assert answer["status"] == 409 and "Nobody?" in answer["error"], answer   # not at this table
+            await ws.send_json({"type": "command", "name": "away", "args": {"player": "Burak"}})
+            while (answer := await ws.receive_json(timeout=5))["type"] != "command":
+                pass
+            assert answer["status"] == 200 and answer["accepted"] == "away player=Burak"
             await ws.send_json({"type": "command", "name": "away", "args": {"who": "Cem"}})
             while (answer := await ws.receive_json(timeout=5))["type"] != "command":
                 pass

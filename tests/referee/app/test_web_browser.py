@@ -225,7 +225,7 @@ def test_the_managers_page_corrects_a_misread_play(browser: Any, tmp_path: Path)
             revision = table.web.hub.revision
             browser.find_element("id", "correct-button").click()
             wait_until(browser, lambda d, tile=tile: d.find_element("id", "result").text
-                       == f"sent: correct tile={tile}")
+                       == f"done: correct tile={tile}")
             with table.web.hub.changed:
                 assert table.web.hub.changed.wait_for(lambda r=revision: table.web.hub.revision > r, 10)
             assert table.service.wait_processed(timeout=10)
