@@ -417,6 +417,11 @@ def test_one_command_path_for_the_api_and_mqtt(tmp_path: Path, broker: Broker) -
         assert state["scores"] == {"Ayşe": 10, "Burak": 0}
         logged = [i.kind for i in table.service.log.inputs(table.service.match_id)]
         assert logged[-1] == "correct"
+        status, answer = run(call("POST", table.web.url + "/api/command/correct", headers=bearer(),
+                                  data=b'{"tile": "6-6"}'))
+        assert (status, answer) == (409, {"error": "cmd/correct: cannot correct 5-3 to 6-6: 6-6 does not "
+                                                   "fit the line before 5-3"})
+        assert run(call("GET", table.web.url + "/api/state"))[1]["scores"] == {"Ayşe": 10, "Burak": 0}
     finally:
         manager.close()
         table.stop()
