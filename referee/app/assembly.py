@@ -107,6 +107,12 @@ class Table:
         self.resumed = self.service.resume()
         if not self.resumed:
             self.service.publish_idle()
+        if self.link is not None:
+            self.link.start()
+        self.service.start(tick_interval)
+        for device in self.devices:
+            device.start(self.service.feed)
+        # The web comes last: the referee is already at work while aiohttp loads and binds.
         if self.web is not None:
             try:
                 self.web.start()
@@ -118,11 +124,6 @@ class Table:
                 self.health.ok("web", self.web.url)
         if self.club is not None:
             self.club.start()
-        if self.link is not None:
-            self.link.start()
-        self.service.start(tick_interval)
-        for device in self.devices:
-            device.start(self.service.feed)
 
     def stop(self) -> None:
         for device in self.devices:
@@ -190,6 +191,7 @@ def web_parts(table: Table, config: Config, health: Health) -> Publisher:
     from referee.app.web.frames import FrameTap
 
     hub = Hub()
+    hub.seed(table.service.log.events())   # a restarted table's earlier events (the last ones kept)
     section = config["web"]
     if table.link is not None:
         from referee.app.web.club import ClubWatcher

@@ -96,6 +96,7 @@ class TableService:
         if self.core is not None:
             names += [name for name in self.core.referee.aliases if name not in names]
         return tuple(names)
+
     def call(self, function: Callable[[], Any]) -> Future[Any]:
         """Run `function` on the consumer thread, between inputs (readers that need the engine as it
         is, like the web API's record); the future holds its result. Nothing is logged."""

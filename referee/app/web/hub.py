@@ -32,12 +32,13 @@ class Client:
 class Hub:
     """Thread-safe in (`publish_*` from any thread), loop-bound out (clients on the server's loop)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, backlog: int = EVENT_BACKLOG) -> None:
         self._lock = threading.Lock()
         self._state_text = json.dumps({"phase": "waiting"})
         self._state: dict[str, Any] = {"phase": "waiting"}
         self.revision = 0
-        self._events: deque[dict[str, Any]] = deque(maxlen=EVENT_BACKLOG)
+        self._events: deque[dict[str, Any]] = deque(maxlen=backlog)
+        self._forgotten_through = 0   # the highest seq no longer kept (0: none forgotten)
         self.errors: deque[str] = deque(maxlen=20)
         self._loop: asyncio.AbstractEventLoop | None = None
         self.clients: set[Client] = set()
@@ -61,8 +62,19 @@ class Hub:
         except json.JSONDecodeError:
             return
         with self._lock:
-            self._events.append(event)
+            self._keep(event)
         self._send(json.dumps({"type": "event", "event": event}, ensure_ascii=False))
+
+    def _keep(self, event: dict[str, Any]) -> None:
+        if len(self._events) == self._events.maxlen:
+            self._forgotten_through = max(self._forgotten_through, int(self._events[0].get("seq", 0)))
+        self._events.append(event)
+
+    def seed(self, events: list[dict[str, Any]]) -> None:
+        """The events the table published before the server started (from the event log)."""
+        with self._lock:
+            for event in events:
+                self._keep(event)
 
     def publish_error(self, message: str, received: str = "") -> None:
         with self._lock:
@@ -83,13 +95,12 @@ class Hub:
             return self._state_text
 
     def events_since(self, since: int, limit: int) -> tuple[list[dict[str, Any]], bool]:
-        """Events with ``seq > since`` (at most `limit`), and whether older ones were forgotten."""
+        """Events with ``seq > since`` (at most `limit`), and whether that is all of them (False when
+        some of those were already forgotten: the event log still has them)."""
         with self._lock:
             events = list(self._events)
-        forgotten = bool(events) and int(events[0].get("seq", 0)) > since + 1 and since >= 0 \
-            and len(events) == self._events.maxlen
-        chosen = [event for event in events if int(event.get("seq", 0)) > since][:limit]
-        return chosen, forgotten
+            complete = since >= self._forgotten_through
+        return [event for event in events if int(event.get("seq", 0)) > since][:limit], complete
 
     # -- the loop's side -------------------------------------------------------------------------
     def bind(self, loop: asyncio.AbstractEventLoop | None) -> None:

@@ -16,6 +16,8 @@ EVENT_BACKLOG = 2000
 EVENTS_PAGE = 500
 # Wrong PINs or tokens accepted per minute (from anyone) before the login answers 429.
 WRONG_SECRETS_PER_MINUTE = 10
+# How long a command from the web waits for the referee's answer before it is answered 202 (queued).
+COMMAND_WAIT = 5.0
 # How long a WebSocket send may take before the client is dropped (seconds).
 SEND_TIMEOUT = 5.0
 # The newest camera frame shown on the manager's page is encoded at most this often (seconds).

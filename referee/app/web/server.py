@@ -16,15 +16,17 @@ import contextlib
 import json
 import threading
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from importlib import resources
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from referee.app.intake import CommandError, parse_command
+from referee.app.intake import CommandError, RateLimiter, parse_command
 from referee.app.web.auth import COOKIE, Gate, WebAuthError
 from referee.app.web.hub import Client, Hub
 from referee.app.web.limits import (
+    COMMAND_WAIT,
     EVENTS_PAGE,
     MAX_BAD_MESSAGES,
     MAX_BODY_BYTES,
@@ -74,6 +76,7 @@ class WebServer:
         self.host = host
         self.port = port
         self.gate = Gate(pin, token)
+        self.limiter = RateLimiter()   # per web client, as MQTT's link has one
         self.health = health
         self.club = club
         self.frames = frames
@@ -191,8 +194,8 @@ class WebServer:
     async def api_events(self, request: web.Request) -> web.StreamResponse:
         since = _whole_number(request.query.get("since", "0"), "since")
         limit = min(_whole_number(request.query.get("limit", str(EVENTS_PAGE)), "limit"), EVENTS_PAGE)
-        events, forgotten = self.hub.events_since(since, limit)
-        return web.json_response({"events": events, "since": since, "complete": not forgotten}, dumps=_dumps)
+        events, complete = self.hub.events_since(since, limit)
+        return web.json_response({"events": events, "since": since, "complete": complete}, dumps=_dumps)
 
     async def api_record(self, request: web.Request) -> web.StreamResponse:
         service = self.service
@@ -247,17 +250,27 @@ class WebServer:
     async def api_command(self, request: web.Request) -> web.StreamResponse:
         self.gate.check(request.headers, request.cookies)
         body = await request.read()
-        return self._command(request.match_info["name"], body)
+        return await self._command(request.match_info["name"], body, f"web {request.remote}")
 
-    def _command(self, name: str, payload: bytes) -> web.Response:
+    async def _command(self, name: str, payload: bytes, origin: str) -> web.Response:
+        """Check, rate-limit and queue one command, then wait (up to `COMMAND_WAIT`) for the
+        referee: 200 when it acted, 409 with its reason when it refused, 202 while still queued."""
         if self.service is None:
             return error_response(404, "this server has no table to command")
         try:
             command = parse_command(name, payload)
         except CommandError as error:
             return error_response(400, str(error))
-        number = self.service.submit(command, "web")
-        return web.json_response({"accepted": str(command), "input": number}, status=202)
+        if not self.limiter.allow(origin):
+            return error_response(429, str(self.limiter.refusal(origin, name)))
+        answers: list[str] = []
+        number = self.service.command(replace(command, origin="web", reply=answers.append))
+        done = await asyncio.get_running_loop().run_in_executor(
+            None, self.service.wait_processed, number, COMMAND_WAIT)
+        if answers:
+            return error_response(409, answers[0])
+        return web.json_response({"accepted": str(command), "input": number, "done": done},
+                                 status=200 if done else 202)
 
     # -- the WebSocket -----------------------------------------------------------------------------
     async def websocket(self, request: web.Request) -> web.StreamResponse:
@@ -269,6 +282,7 @@ class WebServer:
         except WebAuthError:
             may_command = False
         ws = web.WebSocketResponse(max_msg_size=MAX_WS_MESSAGE, heartbeat=30.0)
+        origin = f"web {request.remote}"
         # Registered before the handshake's answer, so a client that has its 101 gets every state.
         client = Client()
         client.queue.put_nowait(self.hub.state_message())
@@ -285,7 +299,7 @@ class WebServer:
                 if message.type != WSMsgType.TEXT:
                     bad += 1
                     await self._reply(ws, {"type": "error", "error": "send text frames holding JSON"})
-                elif not await self._ws_message(ws, message.data, may_command):
+                elif not await self._ws_message(ws, message.data, may_command, origin):
                     bad += 1
                 if bad >= MAX_BAD_MESSAGES:
                     await ws.close(code=1008, message=b"too many malformed messages")
@@ -315,7 +329,8 @@ class WebServer:
         with contextlib.suppress(ConnectionError, RuntimeError):
             await ws.send_str(json.dumps(document, ensure_ascii=False))
 
-    async def _ws_message(self, ws: web.WebSocketResponse, text: str, may_command: bool) -> bool:
+    async def _ws_message(self, ws: web.WebSocketResponse, text: str, may_command: bool,
+                          origin: str) -> bool:
         """Answer one client message; False when it was malformed."""
         try:
             data = json.loads(text)
@@ -337,10 +352,10 @@ class WebServer:
             await self._reply(ws, {"type": "error", "error": "sign in with the PIN to send commands"})
             return True
         args = data.get("args", {})
-        response = self._command(data["name"], json.dumps(args).encode() if args else b"")
+        response = await self._command(data["name"], json.dumps(args).encode() if args else b"", origin)
         await self._reply(ws, {"type": "command", "status": response.status,
                                **json.loads(response.body if isinstance(response.body, bytes) else b"{}")})
-        return response.status < 400
+        return response.status < 400 or response.status in (409, 429)
 
 
 def _whole_number(text: str, name: str) -> int:

@@ -39,6 +39,7 @@ def write_config(path: Path, rules: str, data_dir: Path, broker: Broker | None) 
         "scoreboard": {"enabled": False}, "gpio": {"enabled": False},
         "storage": {"data_dir": str(data_dir)},
         "mqtt": {"enabled": broker is not None},
+        "web": {"enabled": False},   # tested on their own; here each restart would load aiohttp
     }
     if broker is not None:
         config["mqtt"].update(url=broker.url, username="referee", password=USERS["referee"])

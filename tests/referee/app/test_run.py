@@ -27,6 +27,7 @@ def test_run_with_the_emulated_board_and_mock_gpio(tmp_path: Path) -> None:
                   "options": SHORT["all-fives"]},
         "scoreboard": {"enabled": True, "port": "emulator://"},
         "gpio": {"enabled": True, "pin_factory": "mock"},
+        "web": {"host": "127.0.0.1", "port": 0},   # the pages too, on a port nobody else holds
         "storage": {"data_dir": str(tmp_path / "data")}}))
     done = subprocess.run([sys.executable, "-m", "referee.app.cli",
                            "run", "--config", str(config), "--inputs",

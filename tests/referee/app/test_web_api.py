@@ -19,10 +19,13 @@ from hypothesis import strategies as st
 from referee.app.assembly import Table, build_table
 from referee.app.config import parse_config
 from referee.app.health import Health
+from referee.app.intake import COMMAND_BURST, RateLimiter
 from referee.app.lineview import lay_out
 from referee.app.ports import Input
 from referee.app.web import Hub, WebServer
 from referee.app.web.limits import CLIENT_QUEUE, MAX_BODY_BYTES, MAX_WS_MESSAGE
+
+from .conftest import USERS, Broker, Watcher
 
 TOKEN = "s3cret-token"
 
@@ -98,8 +101,7 @@ def test_commands_need_the_pin_or_token_and_pass_the_one_check(table: Table) -> 
     assert status == 413 and str(MAX_BODY_BYTES) in answer["error"]
     assert table.service.core is None   # nothing of that reached the referee
     status, answer = run(call("POST", url + "start", headers=bearer()))
-    assert status == 202 and answer["accepted"] == "start"
-    assert table.service.wait_processed(answer["input"], timeout=10)
+    assert status == 200 and answer["accepted"] == "start" and answer["done"]   # the referee has acted
     assert table.service.core is not None and table.service.core.phase == "playing"
     logged = table.service.log.inputs(table.service.match_id)
     assert [(i.kind, i.data) for i in logged] == [("start", {})]
@@ -126,8 +128,28 @@ def test_login_health_and_a_wrong_pin(table: Table) -> None:
             assert health["parts"]["scoreboard"] == {**health["parts"]["scoreboard"], "state": "degraded",
                                                      "why": "reconnecting"}
             async with session.post(url + "/api/command/pass") as response:   # the session cookie
-                assert response.status == 202
+                # Signed in; the referee itself refuses (no match yet) and says why.
+                assert response.status == 409
+                assert (await response.json())["error"] == "cmd/pass: press Start to begin a match"
     run(scenario())
+
+
+def test_commands_from_one_web_client_are_rate_limited(table: Table) -> None:
+    assert table.web is not None
+    url = table.web.url + "/api/command/sync"
+    table.web.limiter = RateLimiter(now=lambda: 0.0)   # time stands still: no token comes back
+
+    async def burst() -> list[int]:
+        async with aiohttp.ClientSession() as session:
+            statuses = []
+            for _ in range(COMMAND_BURST + 5):
+                async with session.post(url, headers=bearer()) as response:
+                    statuses.append(response.status)
+                    if response.status == 429:
+                        assert "too many commands from web 127.0.0.1" in (await response.json())["error"]
+            return statuses
+    statuses = run(burst())
+    assert statuses == [200] * COMMAND_BURST + [429] * 5
 
 
 def test_too_many_wrong_pins_are_throttled(table: Table) -> None:
@@ -164,7 +186,11 @@ def test_websocket_pushes_state_and_events_and_answers_bad_messages(table: Table
             await ws.send_json({"type": "command", "name": "away", "args": {"player": "Nobody?"}})
             while (answer := await ws.receive_json(timeout=5))["type"] != "command":
                 pass
-            assert answer["status"] == 202 and answer["accepted"] == "away player=Nobody?"
+            assert answer["status"] == 409 and "Nobody?" in answer["error"], answer   # not at this table
+            await ws.send_json({"type": "command", "name": "away", "args": {"player": "Burak"}})
+            while (answer := await ws.receive_json(timeout=5))["type"] != "command":
+                pass
+            assert answer["status"] == 200 and answer["accepted"] == "away player=Burak"
             await ws.send_json({"type": "command", "name": "away", "args": {"who": "Cem"}})
             while (answer := await ws.receive_json(timeout=5))["type"] != "command":
                 pass
@@ -333,3 +359,69 @@ def test_the_managers_page_gets_the_newest_camera_frame_with_what_vision_saw() -
         assert run(fetch()) == (200, "image/jpeg", jpeg)
     finally:
         server.stop()
+
+
+def test_events_survive_a_restart_and_say_when_older_ones_are_forgotten(tmp_path: Path) -> None:
+    config = parse_config({"web": {"host": "127.0.0.1", "port": 0}}, environ={})
+    first = build_table(config, data_dir=tmp_path)
+    first.start(tick_interval=None)
+    first.service.feed(Input("start"))
+    assert first.service.wait_processed(timeout=10)
+    first.stop()
+    again = build_table(config, data_dir=tmp_path)   # the same event log: a restarted service
+    again.start(tick_interval=None)
+    try:
+        assert again.web is not None
+        status, answer = run(call("GET", again.web.url + "/api/events?since=0"))
+        assert status == 200 and [e["event"] for e in answer["events"]] == ["start"] and answer["complete"]
+    finally:
+        again.stop()
+    small = Hub(backlog=3)
+    small.seed([{"seq": n, "event": "x"} for n in range(1, 6)])
+    assert small.events_since(0, 10) == ([{"seq": n, "event": "x"} for n in (3, 4, 5)], False)
+    assert small.events_since(2, 10) == ([{"seq": n, "event": "x"} for n in (3, 4, 5)], True)
+
+
+def test_one_command_path_for_the_api_and_mqtt(tmp_path: Path, broker: Broker) -> None:
+    """The same payload gets the same refusal from the API and from cmd/<name>; a correction sent
+    over MQTT acts exactly as one from the page."""
+    config = parse_config({
+        "table": {"id": "path-1", "rules": "muggins", "players": ["Ayşe", "Burak"]},
+        "mqtt": {"enabled": True, "url": broker.url, "username": "referee", "password": USERS["referee"]},
+        "web": {"host": "127.0.0.1", "port": 0, "token": TOKEN}}, environ={})
+    table = build_table(config, data_dir=tmp_path)
+    table.start(tick_interval=None)
+    manager = Watcher(broker, "manager")
+    try:
+        assert table.web is not None and table.link is not None and table.link.connected.wait(10)
+        manager.subscribe("domino/path-1/cmd/errors")
+        for name, payload in (("away", b'{"player": 3}'), ("correct", b'{"tile": "3-5", "x": 1}'),
+                              ("missed", b'{"tile": "2-4"}')):
+            status, answer = run(call("POST", table.web.url + f"/api/command/{name}", headers=bearer(),
+                                      data=payload))
+            assert status == 400
+            manager.publish(f"domino/path-1/cmd/{name}", payload.decode())
+            assert manager.next_json("cmd/errors")["error"] == answer["error"]
+        for inp in (Input("start"), Input("lead", {"player": "Ayşe"}), Input("placed", {"tile": "5-5"}),
+                    Input("placed", {"tile": "5-0"})):
+            table.service.feed(inp)
+        assert table.service.wait_processed(timeout=10)
+        revision = table.web.hub.revision
+        manager.publish("domino/path-1/cmd/correct", '{"tile": "5-3"}')
+        with table.web.hub.changed:
+            assert table.web.hub.changed.wait_for(lambda: table.web.hub.revision > revision, 10)
+        assert table.service.wait_processed(timeout=10)
+        status, state = run(call("GET", table.web.url + "/api/state"))
+        assert state["last_play"] == {**state["last_play"], "player": "Burak", "tile": "5-3", "points": 0}
+        assert state["corrections"][-1] == {**state["corrections"][-1], "kind": "correct", "was": "5-0"}
+        assert state["scores"] == {"Ayşe": 10, "Burak": 0}
+        logged = [i.kind for i in table.service.log.inputs(table.service.match_id)]
+        assert logged[-1] == "correct"
+        status, answer = run(call("POST", table.web.url + "/api/command/correct", headers=bearer(),
+                                  data=b'{"tile": "6-6"}'))
+        assert (status, answer) == (409, {"error": "cmd/correct: cannot correct 5-3 to 6-6: 6-6 does not "
+                                                   "fit the line before 5-3"})
+        assert run(call("GET", table.web.url + "/api/state"))[1]["scores"] == {"Ayşe": 10, "Burak": 0}
+    finally:
+        manager.close()
+        table.stop()

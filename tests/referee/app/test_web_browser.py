@@ -39,7 +39,8 @@ return {rev: Number(document.body.dataset.rev),
   turn: q('#turn').dataset.player, remaining: q('#clock').dataset.remaining, clock: q('#clock').textContent,
   warning: q('#clock').dataset.warning,
   tiles: [...document.querySelectorAll('#line g.tile')].map((g) => [g.dataset.tile, g.dataset.arm]),
-  last: q('#last-play').dataset.tile};
+  last: q('#last-play').dataset.tile,
+  popup: q('#popup').classList.contains('hidden') ? '' : q('#popup').dataset.kind};
 """
 BOXES = """return [...document.querySelectorAll('#stage .box')].filter((b) => !b.classList.contains('hidden'))
   .map((b) => { const r = b.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; });"""
@@ -124,6 +125,17 @@ def test_overlay_follows_a_demo_match_after_every_event(browser: Any, tmp_path: 
         if tiles >= 6 and "screenshot" not in checks:
             checks["screenshot"] = transparent_screenshot(browser)
             checks["boxes"] = browser.execute_script(BOXES)
+            for layout in ("bar", "corner"):   # every layout's boxes lie on the canvas, apart
+                browser.get(table.web.url + f"/overlay?layout={layout}")
+                check_overlay(browser, table)
+                boxes = browser.execute_script(BOXES)
+                assert len(boxes) >= 4
+                for n, (left, top, right, bottom) in enumerate(boxes):
+                    assert 0 <= left < right <= WIDTH and 0 <= top < bottom <= HEIGHT, (layout, boxes)
+                    for other in boxes[n + 1:]:
+                        assert right <= other[0] or other[2] <= left or bottom <= other[1] \
+                            or other[3] <= top, (layout, boxes)
+            browser.get(table.web.url + "/overlay?layout=full")
 
     args = demo_args(tmp_path, "italian", ["Ayşe", "Çağrı"], target=20)
     result = run_demo(demo_config(args), seed=3, out=tmp_path / "out", vision=False, on_step=on_step)
@@ -131,6 +143,9 @@ def test_overlay_follows_a_demo_match_after_every_event(browser: Any, tmp_path: 
     assert len(steps) > 10 and {"reload", "screenshot"} <= set(checks)
     assert steps[-1]["names"] == ["Ayşe", "Çağrı"]
     assert any(step["clock"] != "–" for step in steps)
+    popups = [step["popup"] for step in steps if step["popup"]]
+    assert "hand" in popups or "domino" in popups or "block" in popups, popups
+    assert steps[-1]["popup"] == "match"
     image, boxes = checks["screenshot"], checks["boxes"]
     assert image.shape == (HEIGHT, WIDTH, 4)
     assert len(boxes) >= 4
@@ -178,6 +193,14 @@ def test_the_managers_page_corrects_a_misread_play(browser: Any, tmp_path: Path)
         browser.find_element("id", "pin").send_keys("2468")
         browser.find_element("id", "login-button").click()
         wait_until(browser, lambda d: d.find_element("id", "manager").is_displayed())
+        # On a phone: nothing wider than the screen, the correction at hand.
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+        wait_until(browser, lambda d: d.execute_script("return innerWidth") == 390)
+        assert browser.execute_script("return document.scrollingElement.scrollWidth") <= 390
+        assert browser.find_element("id", "correct-button").is_displayed()
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False})
         overlay = browser.current_window_handle
         browser.switch_to.new_window("tab")
         browser.get(url + "/overlay")
@@ -202,7 +225,7 @@ def test_the_managers_page_corrects_a_misread_play(browser: Any, tmp_path: Path)
             revision = table.web.hub.revision
             browser.find_element("id", "correct-button").click()
             wait_until(browser, lambda d, tile=tile: d.find_element("id", "result").text
-                       == f"sent: correct tile={tile}")
+                       == f"done: correct tile={tile}")
             with table.web.hub.changed:
                 assert table.web.hub.changed.wait_for(lambda r=revision: table.web.hub.revision > r, 10)
             assert table.service.wait_processed(timeout=10)

@@ -31,7 +31,8 @@ async function command(name, args) {
   const answer = await response.json().catch(() => ({error: `HTTP ${response.status}`}));
   const box = $("result");
   box.className = response.ok ? "ok" : "error";
-  box.textContent = response.ok ? `sent: ${answer.accepted}` : answer.error;
+  box.textContent = response.status === 200 ? `done: ${answer.accepted}` :
+    (response.ok ? `queued: ${answer.accepted}` : answer.error);
   if (response.status === 401 || response.status === 403) showLogin();
 }
 
