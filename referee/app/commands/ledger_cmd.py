@@ -10,14 +10,13 @@ or seconds since the epoch) dates its abandonments; without it the time of booki
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 import time
 from datetime import UTC, datetime
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from referee.app.commands.output import emit
 from referee.app.config import load_config
 from referee.club.ledger import Ledger, LedgerError, MatchSettlement, Standing, record_hash
 from referee.rules import find_rules, validate_options
@@ -68,14 +67,6 @@ def _iso(seconds: float | None) -> str | None:
     return None if seconds is None else datetime.fromtimestamp(seconds, UTC).isoformat(timespec="seconds")
 
 
-def _emit(args: argparse.Namespace, document: Any, text: str) -> None:
-    if args.json:
-        json.dump(document, sys.stdout, ensure_ascii=False, indent=1)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(text)
-
-
 def _row(standing: Standing) -> dict[str, Any]:
     row = standing.as_dict()
     row["barred_until"] = _iso(standing.barred_until)
@@ -89,7 +80,7 @@ def run_standings(args: argparse.Namespace) -> int:
     for rank, s in enumerate(table, start=1):
         lines.append(f"{rank:>3}  {s.name:<20} {s.points!s:>8} {s.matches:>8} {s.abandonments:>5}  "
                      f"{_iso(s.barred_until) or ''}")
-    _emit(args, {"standings": [_row(s) for s in table]}, "\n".join(lines) + "\n")
+    emit(args, {"standings": [_row(s) for s in table]}, "\n".join(lines) + "\n")
     return 0
 
 
@@ -103,7 +94,7 @@ def run_player(args: argparse.Namespace) -> int:
             + (f", barred until {_iso(standing.barred_until)}" if standing.barred_until else "") + "\n")
     text += "".join(f"  match {h['match']} ({h['rules']}): {h['role']} at {h['seat']}'s seat, "
                     f"{h['points']} points\n" for h in history)
-    _emit(args, document, text)
+    emit(args, document, text)
     return 0
 
 
@@ -171,5 +162,5 @@ def run_record(args: argparse.Namespace) -> int:
     else:
         text = f"{args.record} was already booked as match {booking.match_id}: nothing changed\n"
     text += "".join(f"warning: {warning}\n" for warning in warnings)
-    _emit(args, document_out, text)
+    emit(args, document_out, text)
     return 0

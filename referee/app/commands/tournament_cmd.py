@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
+from referee.app.commands.output import emit
 from referee.club.tournament import (
     PRIZE_PERCENT,
     BuyIn,
@@ -47,14 +47,6 @@ def register(subparsers: Any) -> None:
                               "or a list of names")
     payout.add_argument("--json", action="store_true", help="print one JSON document")
     payout.set_defaults(handler=run_payout)
-
-
-def _emit(args: argparse.Namespace, document: Any, text: str) -> None:
-    if args.json:
-        json.dump(document, sys.stdout, ensure_ascii=False, indent=1)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(text)
 
 
 def _names(text: str, what: str) -> list[str]:
@@ -136,7 +128,7 @@ def run_payout(args: argparse.Namespace) -> int:
              f"split {tournament.split}" if tournament.split else "the winner takes the pool"]
     lines += [f"  {ordinal(i + 1):>4}  {format_cents(cents):>10}" + (f"  {name}" if name else "")
               for i, (cents, name) in enumerate(zip(shares, winners, strict=True))]
-    _emit(args, document, "\n".join(lines) + "\n")
+    emit(args, document, "\n".join(lines) + "\n")
     return 0
 
 
@@ -146,5 +138,5 @@ def run_buy_ins(args: argparse.Namespace) -> int:
                              "prize_percent": str(row.prize_percent), "rake_percent": str(row.rake_percent)}
                             for row in rows]}
     text = "".join(f"{row}\n" for row in rows)
-    _emit(args, document, text)
+    emit(args, document, text)
     return 0
