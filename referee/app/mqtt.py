@@ -271,10 +271,14 @@ class MqttLink:
 
     # -- publishing --------------------------------------------------------------------------
     def publish_state(self, document: Mapping[str, Any]) -> None:
+        """Publish the retained state; while the broker is away only the latest is kept (the
+        connect handler sends it), so a long outage queues no stale states in memory."""
         text = json.dumps(document, ensure_ascii=False, sort_keys=True)
         with self._lock:
             self._state = text
-        self._publish("state", text, retain=True)
+        # `_connected` sets `connected` before it reads `_state`: one of the two sends the latest.
+        if self.connected.is_set():
+            self._publish("state", text, retain=True)
 
     def publish_event(self, seq: int, payload: str) -> None:
         """Publish an event already stored in the outbox (its payload carries ``seq``)."""

@@ -198,3 +198,22 @@ def test_broker_killed_and_restarted_loses_nothing(broker: Broker, tmp_path: Pat
     table.command("away", '{"player": "Zed"}')
     assert "'Zed' is not a player" in table.answer()["error"]
     table.close()
+
+
+def test_a_long_outage_queues_only_the_latest_state(broker: Broker) -> None:
+    lines = Lines()
+    link = link_to(settings_for(broker), lines)
+    assert link.subscribed.wait(10)
+    broker.stop()
+    lines.wait_for("lost the connection to broker")
+    for n in range(500):                          # the table goes on changing while the broker is away
+        link.publish_state({"turn": "Ayşe", "n": n})
+    assert len(link.client._out_messages) == 0    # nothing stale waits in memory for the broker
+    broker.start()
+    assert link.subscribed.wait(20)
+    assert link.flush(10)
+    viewer = Watcher(broker, "viewer")
+    viewer.subscribe("domino/t1/state")
+    assert viewer.next_json("state")["n"] == 499  # the latest state was sent on the reconnect
+    viewer.close()
+    link.stop()
