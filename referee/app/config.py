@@ -12,7 +12,6 @@ import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from referee.app.intake import QUOTE_CHARS, name_problem
@@ -21,6 +20,8 @@ from referee.rules import RULE_SET_NAMES, find_rules, validate_options
 from referee.table.clocks import CLOCK_FIELDS
 
 ENV_PREFIX = "DOMINO_REFEREE__"
+# A table's configuration is a few kilobytes; anything this large is the wrong file.
+MAX_CONFIG_BYTES = 256 * 1024
 
 def _table_id_check(value: str) -> str | None:
     if not value or any(c in value for c in "/#+ ") or len(value) > 64:
@@ -143,7 +144,7 @@ def _env_overrides(environ: Mapping[str, str]) -> dict[str, dict[str, object]]:
         section, key = parts
         try:
             value: object = tomllib.loads(f"v = {raw}")["v"]
-        except tomllib.TOMLDecodeError:
+        except (tomllib.TOMLDecodeError, RecursionError):   # not a TOML value: the plain string
             value = raw
         overrides.setdefault(section, {})[key] = value
     return overrides
@@ -207,11 +208,19 @@ def load_config(path: str | os.PathLike[str], *, environ: Mapping[str, str] | No
     """Read and validate a table configuration file."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as file:
+            raw = file.read(MAX_CONFIG_BYTES + 1)
     except OSError as error:
         raise SettingError("file", f"cannot read: {error.strerror}", source=source) from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise SettingError("file", f"larger than {MAX_CONFIG_BYTES // 1024} KiB: not a table configuration",
+                           source=source)
     try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise SettingError("file", f"not UTF-8 text (byte {error.start})", source=source) from None
     except tomllib.TOMLDecodeError as error:
         raise SettingError("file", f"not valid TOML: {error}", source=source) from None
+    except RecursionError:
+        raise SettingError("file", "not valid TOML: nested too deeply", source=source) from None
     return parse_config(data, source=source, environ=environ)

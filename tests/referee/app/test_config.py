@@ -170,3 +170,22 @@ def test_help_does_not_import_opencv() -> None:
     code = "import sys; from referee.app.cli import build_parser; build_parser(); print('cv2' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert done.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(("content", "fragment"), [
+    (b"a = " + b"[" * 5000 + b"]" * 5000, "nested too deeply"),
+    (b"[table]\nid = \"\xff\xfe\"\n", "not UTF-8 text"),
+    (b"# " + b"x" * (300 * 1024), "larger than 256 KiB"),
+])
+def test_a_hostile_config_file_is_one_clear_line(tmp_path: Path, content: bytes, fragment: str) -> None:
+    path = tmp_path / "table.toml"
+    path.write_bytes(content)
+    with pytest.raises(SettingError, match=fragment) as caught:
+        load_config(path, environ={})
+    assert str(caught.value).startswith(f"{path}: file: ")
+
+
+def test_a_deeply_nested_environment_override_is_a_plain_string() -> None:
+    raw = "[" * 5000 + "]" * 5000
+    config = parse_config({}, environ={"DOMINO_REFEREE__CAMERA__SOURCE": raw})
+    assert config["camera"]["source"] == raw
