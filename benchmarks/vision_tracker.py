@@ -21,7 +21,8 @@ import numpy as np
 from vision.read import read_image
 from vision.synth.film import fixed_camera_film, random_plays
 from vision.synth.style import PLAIN_STYLE, random_style
-from vision.tracker import TilePlaced, Tracker
+from vision.tracker import Tracker
+from vision.types import TilePlaced
 
 
 def run_sequence(

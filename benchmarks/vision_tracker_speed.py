@@ -26,7 +26,8 @@ from vision.read import read_image
 from vision.synth.film import fixed_camera_film, random_plays
 from vision.synth.scene import Frame
 from vision.synth.style import PLAIN_STYLE
-from vision.tracker import TilePlaced, Tracker
+from vision.tracker import Tracker
+from vision.types import TilePlaced
 
 FRAME_MS = 1000 / 30
 PI5_FACTOR = 3.0

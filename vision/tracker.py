@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import cv2
@@ -32,6 +32,17 @@ import numpy as np
 
 from vision.calibration import Calibration, CalibrationError, TableLayout, calibrate_from_markers
 from vision.plane import project
+from vision.types import (
+    BoneyardChanged,
+    Desync,
+    Observation,
+    Resynced,
+    TableView,
+    TileMoved,
+    TilePlaced,
+    TileRemoved,
+    TilesRevealed,
+)
 
 ANALYSIS_WIDTH = 320  # pixels: motion and change are judged on a small copy of the frame
 
@@ -50,53 +61,7 @@ class TableViewLike(Protocol):
 
 # Called as reader(frame, tile_length_px=...): `vision.read.read_image` or one like it; the
 # length is a tile's long side in the frame when the camera is calibrated, else None.
-Reader = Callable[..., Any]
-
-
-@dataclass(frozen=True)
-class Observation:
-    t: float
-
-
-@dataclass(frozen=True)
-class TilePlaced(Observation):
-    tile: str
-    end: str | None
-    near: int
-    far: int
-    corners: np.ndarray = field(repr=False, compare=False)
-
-
-@dataclass(frozen=True)
-class TileRemoved(Observation):
-    tile: str
-
-
-@dataclass(frozen=True)
-class TileMoved(Observation):
-    tile: str
-    corners: np.ndarray = field(repr=False, compare=False)
-
-
-@dataclass(frozen=True)
-class BoneyardChanged(Observation):
-    count: int
-
-
-@dataclass(frozen=True)
-class TilesRevealed(Observation):
-    zone: str
-    tiles: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Desync(Observation):
-    reason: str
-
-
-@dataclass(frozen=True)
-class Resynced(Observation):
-    pass
+Reader = Callable[..., TableView]
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,5 +1,6 @@
-"""The values vision hands out: a face-up tile seen in an image (`SeenTile`) and what one image
-shows (`TableView`). Every stage and the tracker share these; they import no stage."""
+"""The values vision hands out: a face-up tile seen in an image (`SeenTile`), what one image
+shows (`TableView`), and what the tracker reports of a table over time (the `Observation`s).
+Every stage, the tracker and the application share these; they import no stage."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SeenTile", "TableView", "tile_name"]
+__all__ = ["BoneyardChanged", "Desync", "Observation", "Resynced", "SeenTile", "TableView", "TileMoved",
+           "TilePlaced", "TileRemoved", "TilesRevealed", "tile_name"]
 
 
 def tile_name(a: int, b: int) -> str:
@@ -57,3 +59,51 @@ class TableView:
         """The per-image document of `vision read --json`."""
         return {"tiles": [tile.to_json() for tile in self.tiles], "face_down": self.face_down,
                 "joins": [list(pair) for pair in self.joins]}
+
+
+# -- what the tracker reports (see vision.tracker) ---------------------------------------------
+
+@dataclass(frozen=True)
+class Observation:
+    t: float
+
+
+@dataclass(frozen=True)
+class TilePlaced(Observation):
+    tile: str
+    end: str | None
+    near: int
+    far: int
+    corners: np.ndarray = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class TileRemoved(Observation):
+    tile: str
+
+
+@dataclass(frozen=True)
+class TileMoved(Observation):
+    tile: str
+    corners: np.ndarray = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class BoneyardChanged(Observation):
+    count: int
+
+
+@dataclass(frozen=True)
+class TilesRevealed(Observation):
+    zone: str
+    tiles: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Desync(Observation):
+    reason: str
+
+
+@dataclass(frozen=True)
+class Resynced(Observation):
+    pass

@@ -23,8 +23,8 @@ from referee.app.ports import Feed, Input, InputKind
 from referee.app.service import TableService
 from referee.errors import DominoError
 from referee.rules import find_rules
-from vision.tracker import BoneyardChanged, Observation, TilePlaced, TileRemoved, TilesRevealed, Tracker
-from vision.types import TableView
+from vision.tracker import Tracker
+from vision.types import BoneyardChanged, Observation, TableView, TilePlaced, TileRemoved, TilesRevealed
 
 
 class CameraSettingError(DominoError, ValueError):
@@ -78,7 +78,6 @@ class CameraDevice:
 
     def _run(self, feed: Feed) -> None:
         from vision.synth.source import open_source
-        from vision.tracker import Tracker
 
         calibration = None
         if self.calibration_file:
@@ -157,7 +156,6 @@ def demo_camera(size: tuple[int, int], seed: int, *, spinner: bool = False, fps:
     """
     from vision.synth.film import fixed_camera_film
     from vision.synth.style import PLAIN_STYLE
-    from vision.tracker import Tracker
 
     film, calibration = fixed_camera_film(PLAIN_STYLE, seed, size, fps=fps, spinner=spinner,
                                           approach_frames=approach_frames, leave_frames=leave_frames,

@@ -8,7 +8,8 @@ import pytest
 from vision.read import read_image
 from vision.synth.film import GameFilm, fixed_camera_film
 from vision.synth.style import PLAIN_STYLE
-from vision.tracker import Desync, TilePlaced, Tracker
+from vision.tracker import Tracker
+from vision.types import Desync, TilePlaced
 
 SIZE = (1280, 720)
 

@@ -7,7 +7,8 @@ from vision.read import read_image
 from vision.synth.film import GameFilm, fixed_camera_film
 from vision.synth.scene import PlacedTile
 from vision.synth.style import PLAIN_STYLE, Style
-from vision.tracker import BoneyardChanged, Desync, Resynced, TilePlaced, TilesRevealed, Tracker
+from vision.tracker import Tracker
+from vision.types import BoneyardChanged, Desync, Resynced, TilePlaced, TilesRevealed
 
 SIZE = (1280, 720)
 
