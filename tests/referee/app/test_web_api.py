@@ -357,6 +357,11 @@ def test_the_managers_page_gets_the_newest_camera_frame_with_what_vision_saw() -
                     session.get(server.url + "/api/frame.jpg", headers=bearer()) as response:
                 return response.status, response.content_type, await response.read()
         assert run(fetch()) == (200, "image/jpeg", jpeg)
+        status, health = run(call("GET", server.url + "/api/health", headers=bearer()))
+        arrivals = ([frame.t for frame in frames] + [frames[-1].t, frames[-1].t + 1.0])[-30:]
+        fps = (len(arrivals) - 1) / (arrivals[-1] - arrivals[0])
+        assert status == 200 and health["camera"] == {"frames": len(frames) + 2, "fps": round(fps, 1),
+                                                      "last_frame_age": 0.0}
     finally:
         server.stop()
 
