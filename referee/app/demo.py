@@ -251,7 +251,8 @@ def run_demo_from_args(args: argparse.Namespace) -> int:
     if getattr(args, "linger", False):
         def linger(table: Table) -> None:
             if table.web is not None:
-                sys.stdout.write(f"the match is over; the web pages ({table.web.url}/) stay up until Ctrl-C\n")
+                sys.stdout.write(f"the match is over; the web pages ({table.web.url}/) stay up "
+                                 "until Ctrl-C\n")
                 sys.stdout.flush()
                 with contextlib.suppress(KeyboardInterrupt):
                     threading.Event().wait()
