@@ -110,8 +110,24 @@ def demo_config(args: argparse.Namespace) -> Config:
     data["scoreboard"]["enabled"] = True
     data["gpio"]["enabled"] = False
     data["storage"]["data_dir"] = str(args.out)
+    web = data["web"]
+    if web["enabled"] and web["port"] and not port_free(str(web["host"]), int(web["port"])):
+        web["port"] = 0   # another demo (or program) has the port: the demo's pages take any free one
     clean = {section: {k: v for k, v in values.items() if v is not None} for section, values in data.items()}
     return parse_config(clean, source=args.config or "demo", environ={})
+
+
+def port_free(host: str, port: int) -> bool:
+    """Whether a server could listen on `host`:`port` now."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
 
 
 def simulated_match(config: Config, seed: int) -> dict[str, Any]:
@@ -235,7 +251,8 @@ def run_demo_from_args(args: argparse.Namespace) -> int:
     if getattr(args, "linger", False):
         def linger(table: Table) -> None:
             if table.web is not None:
-                sys.stdout.write("the match is over; the web pages stay up until Ctrl-C\n")
+                sys.stdout.write(f"the match is over; the web pages ({table.web.url}/) stay up "
+                                 "until Ctrl-C\n")
                 sys.stdout.flush()
                 with contextlib.suppress(KeyboardInterrupt):
                     threading.Event().wait()
@@ -299,7 +316,7 @@ def run_demo(config: Config, *, seed: int, out: Path, vision: bool = True, video
         table.start(tick_interval=None)
         for note in table.notes:
             notes.append(note)
-        pages[:] = web_pages(table, config)
+        pages[:] = web_pages(table, config, watchable=speed > 0 or linger is not None)
         if not quiet:
             sys.stdout.write("".join(line + "\n" for line in pages))
             sys.stdout.flush()
@@ -333,15 +350,19 @@ def run_demo(config: Config, *, seed: int, out: Path, vision: bool = True, video
         board.close()
 
 
-def web_pages(table: Table, config: Config) -> list[str]:
-    """The lines naming the demo's web pages (empty when the web server is off)."""
+def web_pages(table: Table, config: Config, *, watchable: bool = True) -> list[str]:
+    """The lines naming the demo's web pages (empty when the web server is off); unless the match
+    is `watchable` (played in real time, or the pages stay up after it), how to watch it."""
     if table.web is None:
         return []
     urls = table.web.urls()
     pin = config["web"]["pin"]
-    return [f"overlay (OBS browser source): {urls['overlay']}",
-            f"manager's page: {urls['table']}" + (f" (PIN {pin})" if pin else " (set [web] pin to command)"),
-            f"club page: {urls['club']}    API: {urls['api']}"]
+    lines = [f"overlay (OBS browser source): {urls['overlay']}",
+             f"manager's page: {urls['table']}" + (f" (PIN {pin})" if pin else " (set [web] pin to command)"),
+             f"club page: {urls['club']}    API: {urls['api']}"]
+    if not watchable:
+        lines.append("to watch the overlay follow the match: domino-referee demo --speed 1 --linger")
+    return lines
 
 
 def _resume_point(out: Path, clock: FilmClock) -> int | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +17,8 @@ from referee.app.web.limits import FRAME_EVERY
 
 # The manager's page shows the frame this wide at most (a phone needs no more).
 FRAME_WIDTH = 960
+# The camera's rate is measured over this many of its latest frames.
+FPS_WINDOW = 30
 
 
 class FrameTap:
@@ -26,10 +29,15 @@ class FrameTap:
         self._jpeg: bytes | None = None
         self._last = -float("inf")
         self.frames = 0
+        self.seen = 0
+        self._arrivals: deque[float] = deque(maxlen=FPS_WINDOW)
 
     def offer(self, image: Any, tracker: Any = None) -> bool:
         """Keep this frame if the last one kept is old enough; returns whether it was kept."""
         now = self._now()
+        with self._lock:
+            self.seen += 1
+            self._arrivals.append(now)
         if now - self._last < self._every:
             return False
         self._last = now
@@ -54,6 +62,15 @@ class FrameTap:
             self._jpeg = encoded.tobytes()
             self.frames += 1
         return True
+
+    def stats(self) -> dict[str, float | int | None]:
+        """The camera as the manager's page shows it: frames seen, its rate, the last one's age."""
+        with self._lock:
+            arrivals = list(self._arrivals)
+            seen = self.seen
+        span = arrivals[-1] - arrivals[0] if len(arrivals) > 1 else 0.0
+        return {"frames": seen, "fps": round((len(arrivals) - 1) / span, 1) if span > 0 else None,
+                "last_frame_age": round(self._now() - arrivals[-1], 1) if arrivals else None}
 
     def latest(self) -> bytes | None:
         with self._lock:

@@ -214,6 +214,7 @@ class WebServer:
         self.gate.check(request.headers, request.cookies)
         document = {"overall": "ok", "parts": {}} if self.health is None else self.health.as_dict()
         document["web"] = {"clients": len(self.hub.clients), "dropped": self.hub.dropped}
+        document["camera"] = None if self.frames is None or not self.frames.seen else self.frames.stats()
         return web.json_response(document, dumps=_dumps)
 
     async def api_club(self, request: web.Request) -> web.StreamResponse:

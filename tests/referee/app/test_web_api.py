@@ -357,6 +357,11 @@ def test_the_managers_page_gets_the_newest_camera_frame_with_what_vision_saw() -
                     session.get(server.url + "/api/frame.jpg", headers=bearer()) as response:
                 return response.status, response.content_type, await response.read()
         assert run(fetch()) == (200, "image/jpeg", jpeg)
+        status, health = run(call("GET", server.url + "/api/health", headers=bearer()))
+        arrivals = ([frame.t for frame in frames] + [frames[-1].t, frames[-1].t + 1.0])[-30:]
+        fps = (len(arrivals) - 1) / (arrivals[-1] - arrivals[0])
+        assert status == 200 and health["camera"] == {"frames": len(frames) + 2, "fps": round(fps, 1),
+                                                      "last_frame_age": 0.0}
     finally:
         server.stop()
 
@@ -425,3 +430,44 @@ def test_one_command_path_for_the_api_and_mqtt(tmp_path: Path, broker: Broker) -
     finally:
         manager.close()
         table.stop()
+
+
+SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+JSON_VALUES = st.recursive(
+    SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12)
+MESSAGES = (st.text(max_size=200) | JSON_VALUES.map(json.dumps)
+            | st.fixed_dictionaries(
+                {"type": st.sampled_from(["command", "ping", "state", "x"])},
+                optional={"name": st.text(max_size=12) | st.sampled_from(["pass", "away"]),
+                          "args": JSON_VALUES}).map(json.dumps))
+
+
+def test_any_websocket_message_gets_one_answer_and_the_server_goes_on(table: Table) -> None:
+    """Whatever a client sends, it is answered (an error, pong, a state or a command's result) on
+    a socket that stays open; the referee behind it goes on."""
+    assert table.web is not None
+    url = table.web.url + "/ws"
+    kinds = {"error", "pong", "state", "command"}
+
+    async def exchange(text: str) -> dict[str, Any]:
+        async with aiohttp.ClientSession() as session, session.ws_connect(url, headers=bearer()) as ws:
+            await ws.receive_json(timeout=5)   # the state it starts with
+            await ws.send_str(text)
+            while True:   # a command's own state/event messages may come before its answer
+                answer = await ws.receive_json(timeout=10)
+                if answer["type"] in kinds:
+                    return dict(answer)
+
+    @settings(max_examples=60, deadline=None)
+    @given(MESSAGES)
+    def one(text: str) -> None:
+        answer = run(exchange(text))
+        assert answer["type"] in kinds
+        if answer["type"] == "error":
+            assert answer["error"]
+
+    one()
+    status, state = run(call("GET", table.web.url + "/api/state"))
+    assert status == 200 and state["players"] == ["Ayşe", "Burak"]
+    assert table.service.feed(Input("start")) and table.service.wait_processed(timeout=10)

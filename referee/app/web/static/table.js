@@ -85,7 +85,9 @@ async function refreshHealth() {
   if (!response.ok) return;
   const health = await response.json();
   $("overall").className = `health-${health.overall}`;
-  $("overall").textContent = `overall: ${health.overall} · web clients ${health.web.clients}`;
+  const camera = health.camera;
+  $("overall").textContent = `overall: ${health.overall} · web clients ${health.web.clients}` +
+    (camera ? ` · camera ${camera.fps ?? "–"} fps, last frame ${camera.last_frame_age} s ago` : " · no camera frames");
   $("health").replaceChildren(...Object.entries(health.parts || {}).map(([part, info]) =>
     el("li", {"class": `health-${info.state}`, "data-part": part}, `${part}: ${info.state}${info.why ? " — " + info.why : ""}`)));
 }
