@@ -4,6 +4,9 @@
 MAX_BODY_BYTES = 16 * 1024
 # The largest WebSocket message a client may send (commands, pings): larger closes the socket (1009).
 MAX_WS_MESSAGE = 4 * 1024
+# How deeply a client's JSON (a WebSocket message, the login body) may nest: checked before parsing,
+# so `[[[[…]]]]` is refused without Python's recursive parser ever seeing it.
+MAX_JSON_DEPTH = 4
 # Messages waiting for one WebSocket client; a client that lets more pile up is dropped.
 CLIENT_QUEUE = 256
 # WebSocket clients served at once; one more is refused with 503.

@@ -22,7 +22,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from referee.app.intake import CommandError, RateLimiter, parse_command
+from referee.app.intake import CommandError, RateLimiter, json_depth_exceeds, parse_command
 from referee.app.web.auth import COOKIE, Gate, WebAuthError
 from referee.app.web.hub import Client, Hub
 from referee.app.web.limits import (
@@ -31,6 +31,7 @@ from referee.app.web.limits import (
     MAX_BAD_MESSAGES,
     MAX_BODY_BYTES,
     MAX_CLIENTS,
+    MAX_JSON_DEPTH,
     MAX_WS_MESSAGE,
     SEND_TIMEOUT,
 )
@@ -232,6 +233,8 @@ class WebServer:
     async def login(self, request: web.Request) -> web.StreamResponse:
         body = await request.read()
         try:
+            if json_depth_exceeds(body.decode("utf-8"), MAX_JSON_DEPTH):
+                return error_response(400, f"the login body nests deeper than {MAX_JSON_DEPTH} levels")
             data = json.loads(body or b"{}")
         except (json.JSONDecodeError, UnicodeDecodeError):
             return error_response(400, "the login body must be JSON: {\"pin\": \"...\"}")
@@ -333,6 +336,10 @@ class WebServer:
     async def _ws_message(self, ws: web.WebSocketResponse, text: str, may_command: bool,
                           origin: str) -> bool:
         """Answer one client message; False when it was malformed."""
+        if json_depth_exceeds(text, MAX_JSON_DEPTH):
+            await self._reply(ws, {"type": "error", "error": f"nests deeper than {MAX_JSON_DEPTH} levels: "
+                                                             f"{text[:80]!r}"})
+            return False
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:

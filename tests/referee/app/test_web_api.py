@@ -120,6 +120,8 @@ def test_login_health_and_a_wrong_pin(table: Table) -> None:
                 assert response.status == 403 and (await response.json())["error"] == "wrong PIN"
             async with session.post(url + "/login", data=b"{oops") as response:
                 assert response.status == 400 and "JSON" in (await response.json())["error"]
+            async with session.post(url + "/login", data=b"[" * 5000 + b"]" * 5000) as response:
+                assert response.status == 400 and "nests deeper" in (await response.json())["error"]
             async with session.post(url + "/login", json={"pin": "4321"}) as response:
                 assert response.status == 200
             async with session.get(url + "/api/health") as response:
@@ -170,6 +172,8 @@ def test_websocket_pushes_state_and_events_and_answers_bad_messages(table: Table
             assert first["type"] == "state" and first["state"]["phase"] == "waiting"
             await ws.send_str("{not json")
             assert "not JSON" in (await ws.receive_json(timeout=5))["error"]
+            await ws.send_str("[" * 2000 + "]" * 2000)   # 4 kB of brackets: no RecursionError
+            assert "nests deeper than" in (await ws.receive_json(timeout=5))["error"]
             await ws.send_bytes(b"\x00\x01")
             assert "text frames" in (await ws.receive_json(timeout=5))["error"]
             await ws.send_json({"type": "command", "name": "start"})
