@@ -20,8 +20,10 @@ from typing import Any
 from referee.app.config import Config
 from referee.app.lineview import lay_out
 from referee.app.ports import BoardView, Input, InputKind
+from referee.errors import DominoError
 from referee.referee import Referee, Verdict
 from referee.table.tableside import TableSide
+from referee.tiles import Tile
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,13 @@ class TableCore:
         hand = self.referee.hand
         return set() if hand is None else {str(placed.tile) for placed in hand.line.placed}
 
+    def canonical(self, tile: object) -> str:
+        """A tile as the engine names it ("5-3" is "3-5"); text that is no tile, as it is."""
+        try:
+            return str(Tile.parse(str(tile), self.referee.rules.max_pip))
+        except DominoError:
+            return str(tile)
+
     def remaining(self, t: float) -> float | None:
         if self.turn() is None:
             return None
@@ -187,13 +196,14 @@ class TableCore:
         if kind == "placed":
             if self.pending is not None:
                 return False, f"take back {self.pending} first"
-            if str(data.get("tile")) in self.on_table():
+            if self.canonical(data.get("tile")) in self.on_table():
                 return False, ""
             return True, ""
         if kind == "removed":
-            if data.get("tile") == self.pending:
+            tile = self.canonical(data.get("tile"))
+            if self.pending is not None and tile == self.canonical(self.pending):
                 return True, ""
-            if self.phase == "playing" and str(data.get("tile")) in self.on_table():
+            if self.phase == "playing" and tile in self.on_table():
                 return False, f"{data.get('tile')} left the table: press Undo if it was misread"
             return False, ""
         if kind == "revealed" and self.snapshot().get("awaiting") != "reveal":

@@ -128,3 +128,18 @@ def test_bad_inputs_change_nothing(tmp_path: Path) -> None:
     assert [e["event"] for e in service.log.events()][1:] == ["refused", "refused", "refused", "taken-back"]
     assert service.core.referee.accepted == [(0, {"start": True, "t": 0.0})]   # Start is not undone
     service.stop()
+
+
+def test_a_tile_already_down_is_no_news_whichever_way_it_is_written(tmp_path: Path) -> None:
+    clock = ManualClock()
+    service, display, signals, _capture = make(tmp_path, clock)
+    service.start(tick_interval=None)
+    feed_all(service, clock, [("start", {}), ("placed", {"tile": "3-4"}), ("placed", {"tile": "4-3"}),
+                              ("removed", {"tile": "4-3"})])
+    assert service.core is not None and service.core.on_table() == {"3-4"}
+    # The second sighting (written high-low) was neither logged nor refused; its leaving is the
+    # table manager's to undo, however it is written.
+    assert [i.kind for i in service.log.inputs(service.match_id)] == ["start", "placed"]
+    assert "error" not in signals.played
+    assert display.last.message == "4-3 left the table: press Undo if it was misread"
+    service.stop()
