@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge.scoreboard import Scoreboard
-from referee.app.assembly import broker_health, engine_referee
+from referee.app.assembly import engine_referee
 from referee.app.core import MatchSettings
 from referee.app.devices import ScoreboardDisplay, watch_link
 from referee.app.eventlog import EventLog
@@ -182,7 +182,7 @@ class Rig:
         self.link: MqttLink | None = None
         if self.mqtt is not None:
             self.link = MqttLink(self.mqtt, on_command=self.service.command, outbox=self.log,
-                                 on_connection=broker_health(self.health, threading.Event()))
+                                 health=self.health)
             self.service.publisher = self.link
         self.resumed = self.service.resume()
         if self.link is not None:

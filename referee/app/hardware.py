@@ -11,11 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from referee.app.camera import CameraDevice, open_camera
+from referee.app.camera import open_camera
 from referee.app.config import Config
 from referee.app.devices import GpioAdapter, open_gpio, open_scoreboard
 from referee.app.health import Health
 from referee.app.ports import Device, Display, Signals
+from referee.app.supervisor import Worker
 
 if TYPE_CHECKING:   # the scoreboard module loads pyserial: only for the annotation here
     from firmware_bridge.scoreboard import Scoreboard
@@ -32,7 +33,7 @@ class Parts:
     notes: list[str] = field(default_factory=list)
     scoreboard: Scoreboard | None = None
     gpio: GpioAdapter | None = None
-    workers: list[CameraDevice] = field(default_factory=list)   # supervised loops (the camera)
+    workers: list[Worker] = field(default_factory=list)    # supervised loops (the camera)
     health: Health = field(default_factory=Health)              # where the parts report how they are
 
 

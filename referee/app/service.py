@@ -113,9 +113,11 @@ class TableService:
 
     # -- feeding -------------------------------------------------------------------------------
     def feed(self, inp: Input) -> int:
-        """Queue one input (any thread); returns its number for `wait_processed`."""
+        """Queue one input (any thread); returns its number for `wait_processed`. A health change
+        is no input of the table's: it is not numbered (nobody waits for the board to redraw)."""
         with self._progress:
-            self._fed += 1
+            if inp.kind != InputKind.HEALTH:
+                self._fed += 1
             number = self._fed
         self._queue.put(inp)
         return number
@@ -239,7 +241,8 @@ class TableService:
                 self.current = None
             finally:
                 with self._progress:
-                    self._done += 1
+                    if inp.kind != InputKind.HEALTH:
+                        self._done += 1
                     self._progress.notify_all()
 
     def _call(self, inp: Input) -> None:

@@ -24,7 +24,7 @@ from referee.app.ports import RecordingDisplay
 from referee.app.service import TableService
 from referee.app.supervisor import Backoff, Supervisor
 
-from .kit import RULES, SETTINGS
+from .kit import RULES, SETTINGS, wait_for
 from .test_supervisor import Said
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,7 +60,8 @@ def test_run_with_a_missing_camera_says_so_on_one_line_without_a_traceback(tmp_p
     config.write_text(tomli_w.dumps({
         "table": {"id": "faults", "rules": RULES, "players": list(SETTINGS.players)},
         "camera": {"source": "7"},
-        "scoreboard": {"enabled": False}, "gpio": {"enabled": False}, "mqtt": {"enabled": False},
+        "scoreboard": {"enabled": False}, "gpio": {"enabled": False},
+        "mqtt": {"enabled": False}, "web": {"enabled": False},
         "storage": {"data_dir": str(tmp_path / "data")}}))
     process = subprocess.Popen([sys.executable, "-m", "referee.app.cli", "run", "--config", str(config)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -116,13 +117,11 @@ def test_a_camera_that_returns_is_reopened_and_the_board_says_so(tmp_path: Path)
     supervisor.spawn(camera.name, lambda stop: camera.run(service.feed, stop), policy=camera.policy)
     missing = heard.wait("camera", State.FAILED)
     assert "no such file or folder" in missing.why
-    assert service.wait_processed()
-    assert display.last.message == "camera FAIL"           # what the players see
+    assert wait_for(display.changed, lambda: display.last.message == "camera FAIL")   # what players see
     write_video(video, 8)                                  # the camera returns
     heard.wait("camera", State.OK, f"reading {str(video)!r}")
     heard.wait("camera", State.OK, "ended")              # a file ends; a camera would be reopened
     supervisor.stop()
     assert camera.opened == 1 and camera.frames == 8
-    assert service.wait_processed()
-    assert display.last.message == ""                      # the board is clear again
+    assert wait_for(display.changed, lambda: display.last.message == "")   # the board is clear again
     service.stop()

@@ -165,7 +165,8 @@ def test_run_refuses_a_damaged_log_on_one_line_then_starts_anew_with_new_log(cra
     config.write_text(tomli_w.dumps({
         "table": {"id": SETTINGS.table_id, "rules": RULES, "players": list(SETTINGS.players),
                   "options": dict(SETTINGS.options)},
-        "scoreboard": {"enabled": False}, "gpio": {"enabled": False}, "mqtt": {"enabled": False},
+        "scoreboard": {"enabled": False}, "gpio": {"enabled": False},
+        "mqtt": {"enabled": False}, "web": {"enabled": False},
         "storage": {"data_dir": str(path.parent)}}))
     script = tmp_path / "script.jsonl"
     script.write_text("".join(json.dumps(line) + "\n" for line in LINES[:4]))

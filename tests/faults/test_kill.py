@@ -70,7 +70,8 @@ def test_sigstop_then_sigkill_lose_and_double_nothing(tmp_path: Path) -> None:
         "table": {"id": SETTINGS.table_id, "rules": RULES, "players": list(SETTINGS.players),
                   "options": dict(SETTINGS.options)},
         "scoreboard": {"enabled": True, "port": "emulator://"}, "gpio": {"enabled": False},
-        "mqtt": {"enabled": False}, "storage": {"data_dir": str(tmp_path / "data")}}))
+        "mqtt": {"enabled": False}, "web": {"enabled": False},
+        "storage": {"data_dir": str(tmp_path / "data")}}))
     script = tmp_path / "script.jsonl"
     script.write_text("".join(json.dumps(line) + "\n" for line in LINES))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

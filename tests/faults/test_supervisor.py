@@ -16,6 +16,7 @@ import pytest
 import tomli_w
 
 from referee.app.assembly import engine_referee
+from referee.app.core import MatchSettings
 from referee.app.eventlog import EventLog
 from referee.app.health import Health, State
 from referee.app.ports import Input, RecordingDisplay
@@ -88,6 +89,11 @@ class BrokenView:
         return snap
 
 
+def broken(settings: MatchSettings, tile: str) -> tuple[Any, Any]:
+    referee, side = engine_referee(settings)
+    return BrokenView(referee, tile), side
+
+
 def test_a_consumer_failure_is_fatal_and_names_the_input(tmp_path: Path) -> None:
     lines = match_lines()
     tile = next(line["tile"] for line in lines if line["kind"] == "placed")
@@ -96,7 +102,7 @@ def test_a_consumer_failure_is_fatal_and_names_the_input(tmp_path: Path) -> None
     fatal: list[str] = []
     supervisor.on_fatal.append(fatal.append)
     service = TableService(SETTINGS, log=EventLog(tmp_path / "events.sqlite"),
-                           referee_factory=lambda settings: BrokenView(engine_referee(settings), tile),
+                           referee_factory=lambda settings: broken(settings, tile),
                            display=RecordingDisplay(), health=health, supervisor=supervisor)
     service.start(tick_interval=None)
     for number, line in enumerate(lines[:8], 1):
@@ -155,14 +161,15 @@ def test_run_exits_non_zero_when_a_thread_dies(tmp_path: Path, monkeypatch: pyte
 
     def print_line(text: str) -> None:   # a seam to know when the table is up; prints as before
         real_print(text)
-        if text.startswith('{"ready"'):
+        if text.startswith("{") and json.loads(text).get("logged"):   # the match has started
             ready.set()
     monkeypatch.setattr(assembly, "print_line", print_line)
     config = tmp_path / "table.toml"
     config.write_text(tomli_w.dumps({
         "table": {"id": "faults", "rules": RULES, "players": list(SETTINGS.players),
                   "options": dict(SETTINGS.options)},
-        "scoreboard": {"enabled": False}, "gpio": {"enabled": False}, "mqtt": {"enabled": False},
+        "scoreboard": {"enabled": False}, "gpio": {"enabled": False},
+        "mqtt": {"enabled": False}, "web": {"enabled": False},
         "storage": {"data_dir": str(tmp_path / "data")}}))
     script = tmp_path / "script.jsonl"
     script.write_text("".join(json.dumps(line) + "\n" for line in match_lines()[:5]))
