@@ -96,7 +96,7 @@ def test_sigstop_then_sigkill_lose_and_double_nothing(tmp_path: Path) -> None:
     done = subprocess.run([*command, "--inputs", str(script), "--exit-at-end"], capture_output=True,
                           text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
-    ready = json.loads(done.stdout.splitlines()[0])
+    ready = next(json.loads(text) for text in done.stdout.splitlines() if text.startswith('{"ready"'))
     assert ready["resumed"] is True and ready["skip_through"] <= 40
     log = EventLog(tmp_path / "data" / "events.sqlite")
     assert logged(log) == want_inputs
