@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import tomli_w
@@ -125,3 +126,71 @@ def test_a_camera_that_returns_is_reopened_and_the_board_says_so(tmp_path: Path)
     assert camera.opened == 1 and camera.frames == 8
     assert wait_for(display.changed, lambda: display.last.message == "")   # the board is clear again
     service.stop()
+
+
+class MjpegCamera:
+    """A network camera on loopback (MJPEG over HTTP, as IP cameras serve it): each connection
+    gets `frames` frames and ends; `stop` makes it vanish, `start` brings it back on its port."""
+
+    def __init__(self, frames: int = 5) -> None:
+        import cv2
+
+        self.frames = frames
+        self.port = 0
+        self.server: Any = None
+        self.image = cv2.imencode(".jpg", np.full((120, 160, 3), 90, np.uint8))[1].tobytes()
+
+    def start(self) -> None:
+        import http.server
+
+        camera = self
+
+        class Stream(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=frame")
+                self.end_headers()
+                for _ in range(camera.frames):
+                    self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n"
+                                     % len(camera.image) + camera.image + b"\r\n")
+
+            def log_message(self, *args: Any) -> None:
+                pass
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Stream)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/stream.mjpg"
+
+
+def test_a_network_camera_that_vanishes_mid_stream_is_reopened_when_it_returns(tmp_path: Path) -> None:
+    health = Health()
+    heard = Heard(health)
+    source = MjpegCamera(frames=5)
+    source.start()
+    supervisor = Supervisor(health=health, reminders=False)
+    camera = CameraDevice(source.url, 5.0, lambda: 0.0, health=health, backoff=FAST)
+    try:
+        supervisor.spawn(camera.name, lambda stop: camera.run(lambda inp: None, stop), policy=camera.policy)
+        heard.wait("camera", State.OK, "reading")
+        stopped = heard.wait("camera", State.FAILED, "stopped giving frames")   # the stream ended
+        assert stopped.why == f"camera {source.url!r} stopped giving frames (reopening)"
+        source.stop()                                                          # and it is gone
+        gone = heard.wait("camera", State.FAILED, "cannot open")
+        assert "(trying again)" in gone.why
+        source.start()                                                         # back on its port
+        def oks() -> int:
+            return sum(1 for p in heard.changes if p.part == "camera" and p.state == State.OK)
+        before = oks()
+        with heard.changed:
+            assert heard.changed.wait_for(lambda: oks() > before, 20)              # read again
+        assert camera.opened >= 2 and camera.frames >= 5
+    finally:
+        supervisor.stop()
+        source.stop()
