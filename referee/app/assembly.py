@@ -1,8 +1,11 @@
 """Assembling a table from its configuration: the service, its devices and its broker link.
 
-`Table` owns the threads: the consumer, the ticker, the MQTT network loop and one per input device.
+`Table` owns the threads through its `Supervisor`: the consumer, the ticker, the disk watch, the
+health reminders and every worker (the camera, a script of inputs) run under it; callback devices
+(scoreboard and GPIO buttons) feed from their libraries' threads, the MQTT network loop is paho's.
 The devices the configuration asks for are built by `referee.app.hardware.hardware_parts`; every
-part is passed in explicitly (displays, signals, devices), so tests and the demo swap any of them.
+part is passed in explicitly (displays, signals, devices, workers), so tests and the demo swap any
+of them. One `Health` is shared by all of them: every change is one log line.
 """
 
 from __future__ import annotations
@@ -18,10 +21,11 @@ from typing import TYPE_CHECKING, Any
 from referee.app.config import Config
 from referee.app.core import MatchSettings, RefereeFactory
 from referee.app.eventlog import EventLog
-from referee.app.health import Health
+from referee.app.health import Health, log_lines
 from referee.app.mqtt import MqttLink, MqttSettings
 from referee.app.ports import BoardView, Device, Display, Feed, Publisher, Signals
 from referee.app.service import BarCheck, TableService
+from referee.app.supervisor import Policy, Supervisor, Worker, say_on_stderr
 from referee.club.ledger import LEDGER_FILE, Ledger
 from referee.fields import validate_section
 from referee.referee import Referee
@@ -102,6 +106,8 @@ class Table:
     health: Health = field(default_factory=Health)
     web: WebServer | None = None       # the web pages, when [web] is enabled
     club: ClubWatcher | None = None    # the club page's broker watcher, when [mqtt] is enabled too
+    workers: list[Worker] = field(default_factory=list)   # supervised loops (camera, script)
+    supervisor: Supervisor | None = None
 
     def start(self, tick_interval: float | None = 0.1) -> None:
         self.resumed = self.service.resume()
@@ -112,6 +118,8 @@ class Table:
         self.service.start(tick_interval)
         for device in self.devices:
             device.start(self.service.feed)
+        for worker in self.workers:
+            self._spawn(worker)
         # The web comes last: the referee is already at work while aiohttp loads and binds.
         if self.web is not None:
             try:
@@ -125,9 +133,21 @@ class Table:
         if self.club is not None:
             self.club.start()
 
+    def _spawn(self, worker: Worker) -> None:
+        feed = self.service.feed
+        if self.supervisor is None:
+            stop = threading.Event()
+            self.closers.insert(0, stop.set)
+            threading.Thread(target=worker.run, args=(feed, stop), name=worker.name, daemon=True).start()
+            return
+        self.supervisor.spawn(worker.name, lambda stop: worker.run(feed, stop), policy=worker.policy,
+                              part=worker.part, context=worker.doing)
+
     def stop(self) -> None:
         for device in self.devices:
             device.stop()
+        if self.supervisor is not None:
+            self.supervisor.stopping.set()   # workers see it and end; the consumer drains first
         self.service.stop()
         if self.web is not None:
             self.web.stop()
@@ -137,6 +157,8 @@ class Table:
             self.link.stop()
         for close in self.closers:
             close()
+        if self.supervisor is not None:
+            self.supervisor.stop()
         self.service.log.close()
 
 
@@ -144,16 +166,27 @@ def build_table(config: Config, *, referee_factory: RefereeFactory = engine_refe
                 displays: list[Display] | None = None, signals: list[Signals] | None = None,
                 devices: list[Device] | None = None, data_dir: Path | None = None,
                 now: Callable[[], float] = time.monotonic, mqtt: bool | None = None,
-                web: bool | None = None, health: Health | None = None) -> Table:
-    """A `Table` from a validated `Config`; the keyword arguments add or replace parts."""
+                web: bool | None = None, health: Health | None = None,
+                workers: list[Worker] | None = None, supervisor: Supervisor | None = None,
+                new_log: bool = False, say: Callable[[str], None] | None = None) -> Table:
+    """A `Table` from a validated `Config`; the keyword arguments add or replace parts.
+
+    `say` writes the table's log lines (health changes, reminders, workers' failures; default
+    stderr); `new_log` starts a new event log beside a damaged one (see `EventLog`)."""
     settings = MatchSettings.from_config(config)
     data = Path(data_dir or config["storage"]["data_dir"])
-    log = EventLog(data / "events.sqlite")
+    health = health or Health()
+    line = say or say_on_stderr
+    log = EventLog(data / "events.sqlite", new_log=new_log, table_id=settings.table_id)
+    health.ok("eventlog", f"{log.path.name} checked")
+    health.subscribe(log_lines(line))
+    supervisor = supervisor or Supervisor(health=health, say=line)
     service = TableService(settings, log=log, referee_factory=referee_factory,
                            display=FanOutDisplay(list(displays or [])),
                            signals=FanOutSignals(list(signals or [])), now=now, records_dir=data / "records",
-                           bar_check=ledger_bar_check(data))
-    table = Table(service, devices=list(devices or []), health=health or Health())
+                           bar_check=ledger_bar_check(data), health=health, supervisor=supervisor)
+    table = Table(service, devices=list(devices or []), health=health, workers=list(workers or []),
+                  supervisor=supervisor, notes=list(log.notes))
     publishers: list[Publisher] = []
     if config["mqtt"]["enabled"] if mqtt is None else mqtt:
         link = MqttLink(MqttSettings.from_config(config), on_command=service.command, outbox=log,
@@ -202,7 +235,7 @@ def web_parts(table: Table, config: Config, health: Health) -> Publisher:
                           frames=FrameTap())
     from referee.app.camera import CameraDevice
 
-    for device in table.devices:
+    for device in [*table.devices, *table.workers]:
         if isinstance(device, CameraDevice):   # the manager's page shows what the camera saw
             device.on_frame = table.web.frames.offer
     return hub
@@ -215,7 +248,12 @@ def print_line(text: str) -> None:
 
 
 class ScriptDevice:
-    """`run --inputs FILE`: a script of inputs as a device (see `referee.app.sources`)."""
+    """`run --inputs FILE`: a script of inputs as a device or a supervised `Worker` (see
+    `referee.app.sources`). Not restarted when it fails: it would feed its lines again."""
+
+    name = "script"
+    part = "script"
+    policy = Policy.STOP
 
     def __init__(self, path: str, now: Callable[[], float], *, skip_through: int = 0,
                  interval: float = 0.0, on_error: Callable[[str], None] | None = None) -> None:
@@ -231,6 +269,13 @@ class ScriptDevice:
     def start(self, feed: Feed) -> None:
         self._thread = threading.Thread(target=self._run, args=(feed,), name="script", daemon=True)
         self._thread.start()
+
+    def doing(self) -> str:
+        return f"reading {self.path}"
+
+    def run(self, feed: Feed, stop: threading.Event) -> None:
+        self._stop = stop
+        self._run(feed)
 
     def _run(self, feed: Feed) -> None:
         from referee.app.sources import run_script

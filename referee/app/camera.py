@@ -19,12 +19,17 @@ from typing import Any, Protocol
 import numpy as np
 
 from referee.app.config import Config
+from referee.app.health import Health
 from referee.app.ports import Feed, Input, InputKind
 from referee.app.service import TableService
+from referee.app.supervisor import Backoff, Policy
 from referee.errors import DominoError
 from referee.rules import find_rules
 from vision.tracker import Tracker
 from vision.types import BoneyardChanged, Observation, TableView, TilePlaced, TileRemoved, TilesRevealed
+
+# A missing camera is tried again after 1 s, then 2, 4 … up to 30 s.
+CAMERA_BACKOFF = Backoff(first=1.0)
 
 
 class CameraSettingError(DominoError, ValueError):
@@ -57,62 +62,117 @@ def quiet_reader() -> Callable[..., TableView]:
 
 
 class CameraDevice:
-    """Frames from `[camera] source` through the tracker into the table, on one thread."""
+    """Frames from `[camera] source` through the tracker into the table: a supervised `Worker`.
+
+    A camera that is missing or stops giving frames is one clear line in the `Health` (``camera
+    failed: cannot open camera index 7: …``; the health's reminders say it again while it lasts),
+    never a traceback, and it is opened again with backoff until it returns; the tracker keeps
+    what it knew of the table meanwhile. A video file or image folder that ends just ends.
+    """
+
+    name = "camera"
+    part = "camera"
+    policy = Policy.RESTART
 
     def __init__(self, source_spec: str, fps: float, now: Callable[[], float],
-                 on_note: Callable[[str], None] | None = None, calibration_file: str | None = None) -> None:
+                 on_note: Callable[[str], None] | None = None, calibration_file: str | None = None, *,
+                 health: Health | None = None, backoff: Backoff = CAMERA_BACKOFF) -> None:
         self.source_spec = source_spec
         self.calibration_file = calibration_file
         self.fps = fps
         self.now = now
         self.on_note = on_note
+        self.health = health or Health()
+        self.backoff = backoff
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._tracker: Any = None
         self.frames = 0
         # Called with (image, tracker) after every frame is read (the web page's newest frame).
         self.on_frame: Callable[[Any, Any], object] | None = None
+        self.opened = 0   # how many times the source was opened (a return counts again)
 
+    @property
+    def live(self) -> bool:
+        """A camera or a stream (it should never end), not a file or a folder."""
+        spec = self.source_spec.strip()
+        return spec.isdigit() or "://" in spec
+
+    # Device (an unsupervised thread, as before)
     def start(self, feed: Feed) -> None:
-        self._thread = threading.Thread(target=self._run, args=(feed,), name="camera", daemon=True)
+        self._thread = threading.Thread(target=self.run, args=(feed, self._stop), name="camera", daemon=True)
         self._thread.start()
-
-    def _run(self, feed: Feed) -> None:
-        from vision.synth.source import open_source
-
-        calibration = None
-        if self.calibration_file:
-            from vision.calibration import Calibration
-            calibration = Calibration.load(self.calibration_file)
-        tracker = Tracker(quiet_reader(), calibration=calibration)
-        source = open_source(self.source_spec, fps=self.fps)
-        try:
-            for _, frame in source:
-                if self._stop.is_set():
-                    break
-                self.frames += 1
-                at = self.now()
-                try:
-                    observations = tracker.feed(at, frame)
-                except Exception as error:  # an unreadable frame is skipped, never fatal
-                    if self.on_note is not None:
-                        self.on_note(f"camera frame {self.frames} unreadable: {error}")
-                    continue
-                if self.on_frame is not None:
-                    self.on_frame(frame, tracker)
-                for observation in observations:
-                    inp = observation_input(observation, at)
-                    if inp is not None:
-                        feed(inp)
-        finally:
-            source.close()
 
     def stop(self) -> None:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(5)
 
+    # Worker
+    def doing(self) -> str:
+        return f"reading frame {self.frames + 1} of {self.source_spec!r}"
 
-def open_camera(config: Config) -> CameraDevice | None:
+    def run(self, feed: Feed, stop: threading.Event) -> None:
+        import cv2
+
+        from vision.errors import VisionError
+        from vision.synth.source import open_source
+
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)  # our own line says it
+        failures = 0
+        while not stop.is_set():
+            try:
+                source = open_source(self.source_spec, fps=self.fps)
+            except VisionError as error:
+                failures += 1
+                self.health.failed(self.part, f"{error} (trying again)")
+                if stop.wait(self.backoff.delay(failures)):
+                    return
+                continue
+            self.opened += 1
+            self.health.ok(self.part, f"reading {self.source_spec!r}")
+            try:
+                self._frames(source, feed, stop)
+            finally:
+                source.close()
+            if stop.is_set():
+                return
+            if not self.live:
+                self.health.ok(self.part, f"{self.source_spec!r} ended")
+                return
+            failures += 1
+            self.health.failed(self.part, f"camera {self.source_spec!r} stopped giving frames (reopening)")
+            if stop.wait(self.backoff.delay(failures)):
+                return
+
+    def _frames(self, source: Any, feed: Feed, stop: threading.Event) -> None:
+        if self._tracker is None:
+            calibration = None
+            if self.calibration_file:
+                from vision.calibration import Calibration
+                calibration = Calibration.load(self.calibration_file)
+            self._tracker = Tracker(quiet_reader(), calibration=calibration)
+        tracker = self._tracker
+        for _, frame in source:
+            if stop.is_set():
+                break
+            self.frames += 1
+            at = self.now()
+            try:
+                observations = tracker.feed(at, frame)
+            except Exception as error:  # an unreadable frame is skipped, never fatal
+                if self.on_note is not None:
+                    self.on_note(f"camera frame {self.frames} unreadable: {error}")
+                continue
+            if self.on_frame is not None:
+                self.on_frame(frame, tracker)
+            for observation in observations:
+                inp = observation_input(observation, at)
+                if inp is not None:
+                    feed(inp)
+
+
+def open_camera(config: Config, health: Health | None = None) -> CameraDevice | None:
     """The `[camera]` as an input device; None for `synthetic`, which films only in the demo."""
     camera = config["camera"]
     spec = camera["source"]
@@ -126,7 +186,7 @@ def open_camera(config: Config) -> CameraDevice | None:
         if not Path(saved).exists():
             raise CameraSettingError(f"camera.calibration_file: {saved!r} does not exist: run "
                               "'domino-referee calibrate table PHOTO' first, or use calibration = \"aruco\"")
-    return CameraDevice(spec, camera["fps"], time.monotonic, calibration_file=saved)
+    return CameraDevice(spec, camera["fps"], time.monotonic, calibration_file=saved, health=health)
 
 
 @dataclass

@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from firmware_bridge.protocol.messages import ButtonPress
 from referee.app.config import Config
+from referee.app.health import Health
 from referee.app.ports import BoardView, Feed, Input, InputKind
 
 if TYPE_CHECKING:   # the device libraries load only when a device is opened
     from firmware_bridge.gpio import GpioPanel
+    from firmware_bridge.protocol.session import LinkEvent
     from firmware_bridge.scoreboard import Scoreboard
 
 BEEPS = {"ok": "ok", "error": "error", "warning": "warning", "timeout": "timeout", "hand": "ok",
@@ -106,13 +108,31 @@ class ScoreboardDisplay:
             self.board.beep(BEEPS[name])
 
 
-def open_scoreboard(config: Config) -> ScoreboardDisplay:
-    """The `[scoreboard]` board, opened (its link connects in the background), as the service sees it."""
+def open_scoreboard(config: Config, health: Health) -> ScoreboardDisplay:
+    """The `[scoreboard]` board, opened (its link connects in the background), as the service sees
+    it; its link reports to `health` (unplugged: failed, back: ok)."""
     from firmware_bridge.scoreboard import Scoreboard
 
     section = config["scoreboard"]
-    board = Scoreboard(section["port"], baud=section["baud"]).open()
+    board = Scoreboard(section["port"], baud=section["baud"])
+    watch_link(board, health)
+    board.open()
+    if not board.connected:
+        health.failed("scoreboard", f"{section['port']}: not connected "
+                                    f"({board.link.last_error or 'no answer'}); retrying")
     return ScoreboardDisplay(board, tuple(config["table"]["players"]), time.monotonic)
+
+
+def watch_link(board: Scoreboard, health: Health) -> None:
+    """The scoreboard's link events as its health: unplugged is failed, back is ok."""
+    def event(link_event: LinkEvent) -> None:
+        if link_event.kind == "connected":
+            health.ok("scoreboard", f"{board.url} connected")
+        elif link_event.kind == "disconnected" and link_event.detail != "link closed":   # not our close
+            health.failed("scoreboard", f"{board.url} lost: {link_event.detail}; reconnecting")
+        elif link_event.kind == "incompatible":
+            health.failed("scoreboard", f"{board.url}: {link_event.detail}")
+    board.on_link_event(event)
 
 
 class GpioAdapter:

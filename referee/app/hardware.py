@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 from referee.app.camera import open_camera
 from referee.app.config import Config
 from referee.app.devices import GpioAdapter, open_gpio, open_scoreboard
+from referee.app.health import Health
 from referee.app.ports import Device, Display, Signals
+from referee.app.supervisor import Worker
 
 if TYPE_CHECKING:   # the scoreboard module loads pyserial: only for the annotation here
     from firmware_bridge.scoreboard import Scoreboard
@@ -31,13 +33,16 @@ class Parts:
     notes: list[str] = field(default_factory=list)
     scoreboard: Scoreboard | None = None
     gpio: GpioAdapter | None = None
+    workers: list[Worker] = field(default_factory=list)    # supervised loops (the camera)
+    health: Health = field(default_factory=Health)              # where the parts report how they are
 
 
-def hardware_parts(config: Config, *, camera: bool = True) -> Parts:
-    """Scoreboard, GPIO buttons/buzzer/LEDs and the camera as the configuration asks."""
-    parts = Parts()
+def hardware_parts(config: Config, *, camera: bool = True, health: Health | None = None) -> Parts:
+    """Scoreboard, GPIO buttons/buzzer/LEDs and the camera as the configuration asks; each reports
+    to `health` (give the table's, so the scoreboard and the status show it)."""
+    parts = Parts(health=health or Health())
     if config["scoreboard"]["enabled"]:
-        board = open_scoreboard(config)
+        board = open_scoreboard(config, parts.health)
         parts.displays.append(board)
         parts.signals.append(board)
         parts.devices.append(board)
@@ -49,9 +54,9 @@ def hardware_parts(config: Config, *, camera: bool = True) -> Parts:
         parts.devices.append(panel)
         parts.gpio = panel
     if camera:
-        device = open_camera(config)
+        device = open_camera(config, parts.health)
         if device is None:
             parts.notes.append(NO_CAMERA)
         else:
-            parts.devices.append(device)
+            parts.workers.append(device)   # under the table's supervisor
     return parts

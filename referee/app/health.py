@@ -47,6 +47,25 @@ class PartHealth:
 Listener = Callable[[PartHealth], None]
 
 
+# Parts that write their own lines (the broker link says each connection fault and its reminders).
+SELF_SAID = ("mqtt",)
+
+
+def log_lines(say: Callable[[str], None], *, skip: tuple[str, ...] = SELF_SAID) -> Listener:
+    """A listener that writes one log line per change (``# health: camera failed: …``). A part's
+    first report that it is ok is no change: a table that starts well says nothing."""
+    seen: set[str] = set()
+
+    def listener(part: PartHealth) -> None:
+        if part.part in skip:
+            return
+        first = part.part not in seen
+        seen.add(part.part)
+        if not (first and part.state == State.OK):
+            say(f"# health: {part.line()}")
+    return listener
+
+
 class Health:
     """Thread-safe: devices' threads report, any thread reads."""
 

@@ -82,11 +82,12 @@ class InputKind(StrEnum):
     TICK = "tick"
     STOP = "stop"
     CALL = "call"      # run a reader on the consumer thread (TableService.call)
+    HEALTH = "health"  # a part's health changed: show it on the board and in the state
 
     @property
     def changes_the_match(self) -> bool:
         """Whether an input of this kind can change the match, and so is logged before it acts."""
-        return self not in (InputKind.SYNC, InputKind.TICK, InputKind.STOP, InputKind.CALL)
+        return self not in (InputKind.SYNC, InputKind.TICK, InputKind.STOP, InputKind.CALL, InputKind.HEALTH)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,9 @@ def register(subparsers: Any) -> None:
     run.add_argument("--progress", action="store_true",
                      help="print one JSON line per handled input on stdout (for supervising programs)")
     run.add_argument("--no-camera", action="store_true", help="do not open the camera")
+    run.add_argument("--new-log", action="store_true",
+                     help="the event log was refused as damaged: rename it aside (kept) and start a new one, "
+                          "numbering on after the old one")
     run.set_defaults(handler=run_table)
 
 
@@ -38,14 +41,26 @@ def run_table(args: argparse.Namespace) -> int:
 
     from referee.app.assembly import ScriptDevice, build_table, print_line
     from referee.app.hardware import hardware_parts
+    from referee.app.health import Health
+    from referee.app.supervisor import EXIT_FATAL
 
     # The parts' lines (``mqtt failed: …``, ``mqtt ok: …``) go to stderr, one per line (the journal).
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     config = load_config(args.config)
     data_dir = Path(args.data_dir) if args.data_dir else None
-    parts = hardware_parts(config, camera=not (args.no_camera or args.inputs))
-    table = build_table(config, displays=parts.displays, signals=parts.signals, devices=parts.devices,
-                        data_dir=data_dir)
+    health = Health()
+    parts = hardware_parts(config, camera=not (args.no_camera or args.inputs), health=health)
+    try:
+        table = build_table(config, displays=parts.displays, signals=parts.signals, devices=parts.devices,
+                            workers=parts.workers, data_dir=data_dir, health=health, new_log=args.new_log,
+                            say=print_line)
+    except BaseException:
+        for close in parts.closers:
+            close()
+        raise
+    supervisor = table.supervisor
+    assert supervisor is not None
+    supervisor.catch_stray_exceptions()
     table.closers.extend(parts.closers)
     table.notes.extend(parts.notes)
     done = threading.Event()
@@ -58,14 +73,18 @@ def run_table(args: argparse.Namespace) -> int:
         service.on_processed = progress
     skip = last_script_line(service) if args.inputs else 0
     if args.inputs:
-        table.devices.append(ScriptDevice(args.inputs, time.monotonic, skip_through=skip,
+        table.workers.append(ScriptDevice(args.inputs, time.monotonic, skip_through=skip,
                                           interval=args.input_interval, on_error=service.note))
     entry = service.log.last_match()
     # Restarted after its match ended (killed before it could exit): deliver what is left, stop.
     finished = bool(args.inputs and args.exit_at_end and entry is not None and entry.finished and skip)
     if finished:
-        table.devices.clear()
+        table.workers.clear()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
+    supervisor.on_fatal.append(lambda why: done.set())
+    for part in health.parts().values():   # reported before the table's log listened
+        if part.state != "ok":
+            print_line(f"# health: {part.line()}")
     table.start()
     for note in table.notes:
         print_line(f"# {note}")
@@ -77,12 +96,23 @@ def run_table(args: argparse.Namespace) -> int:
         print_line(json.dumps({"ready": True, "resumed": table.resumed, "skip_through": skip}))
     try:
         while not finished and not done.wait(0.2):
-            if args.exit_at_end and service.match_over.is_set():
+            if args.exit_at_end and service.match_over.is_set() and not service.halted:
                 break
     except KeyboardInterrupt:
         pass
+    if supervisor.fatal.is_set():
+        stop_within(table, 10.0)
+        return EXIT_FATAL
     table.stop()
     return 0
+
+
+def stop_within(table: Any, seconds: float) -> None:
+    """Stop what can be stopped after a fatal failure; a worker stuck for good must not keep the
+    process from exiting (systemd restarts it and the log resumes the match)."""
+    stopper = threading.Thread(target=table.stop, name="stopping", daemon=True)
+    stopper.start()
+    stopper.join(seconds)
 
 
 def last_script_line(service: Any) -> int:
