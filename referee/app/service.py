@@ -62,6 +62,11 @@ DISK_CHECK_SECONDS = 1.0
 CONTROL_KINDS = ("tick", "sync", "health", "call")
 
 
+# Parts that serve people away from the table (dashboards, overlays, automation): their trouble
+# shows on the scoreboard only while the match has nothing to say, like a degraded part's.
+OFF_TABLE_PARTS = frozenset({"mqtt", "web"})
+
+
 def board_health(part: PartHealth) -> str:
     """A part's trouble as the 16-character message line can show it: ``camera FAIL``."""
     return f"{part.part} {'FAIL' if part.state == State.FAILED else 'WARN'}"
@@ -471,12 +476,14 @@ class TableService:
 
     def _health_line(self, message: str) -> str:
         parts = sorted(self.health.parts().values(), key=lambda p: (-int(p.state == State.FAILED), p.part))
-        failed = [p for p in parts if p.state == State.FAILED]
+        # A failed part the referee needs (the event log, the disk, the camera) wins the line;
+        # the players still need the match's messages while only a page or the broker is down.
+        failed = [p for p in parts if p.state == State.FAILED and p.part not in OFF_TABLE_PARTS]
         if failed:
             return board_health(failed[0])
-        degraded = [p for p in parts if p.state == State.DEGRADED]
-        if degraded and not message:
-            return board_health(degraded[0])
+        troubled = [p for p in parts if p.state != State.OK]
+        if troubled and not message:
+            return board_health(troubled[0])
         return message
 
     def state(self, t: float) -> dict[str, Any]:

@@ -115,7 +115,7 @@ def test_the_service_referees_a_match_on_the_real_firmware(simulated_board: Simu
             "table": {"id": "fw-1", "rules": RULES, "players": list(PLAYERS), "options": SHORT[RULES]},
             "clock": {"mode": "italian"},
             "scoreboard": {"enabled": True, "port": board.port},
-            "storage": {"data_dir": str(tmp_path / "data")}}, environ={})
+            "storage": {"data_dir": str(tmp_path / "data")}, "web": {"enabled": False}}, environ={})
         parts = hardware_parts(config, camera=False)
         assert parts.notes == [] and parts.scoreboard.wait_connected(5)
         table = build_table(config, displays=parts.displays, signals=parts.signals, devices=parts.devices)
