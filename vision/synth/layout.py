@@ -64,8 +64,17 @@ class LayoutError(ValueError):
 
 
 class LineOfPlay:
-    def __init__(self, zone: Rect, origin: tuple[float, float] | None = None, spinner: bool = False) -> None:
+    """A line of play in `zone` (mm), led at `origin` (default: the zone's centre).
+
+    With `plan` (the films' default) each tile looks ahead and squeezes in where it must, so a
+    hand's line finds room to its end; without, it takes the first way that fits, as the random
+    dataset tables (`vision.synth.random_scenes`) were laid when their figures were measured, so
+    that seed N stays the same picture."""
+
+    def __init__(self, zone: Rect, origin: tuple[float, float] | None = None, spinner: bool = False,
+                 *, plan: bool = True) -> None:
         self.zone = zone
+        self.plan = plan
         x0, y0, x1, y1 = zone
         self.origin = np.array(origin if origin is not None else ((x0 + x1) / 2, (y0 + y1) / 2), float)
         self.spinner_allowed = spinner
@@ -210,7 +219,7 @@ class LineOfPlay:
         ways = [*turns, straight] if turned else [straight, *turns]
         # The first double of a line with a spinner lies crosswise whatever the room: its long
         # sides are the spinner's up and down ends.
-        opens_spinner = near == far and self.spinner_allowed and self.spinner_index is None
+        opens_spinner = self.plan and near == far and self.spinner_allowed and self.spinner_index is None
         forms = (True, False) if near == far and not opens_spinner else (True,)
         index = len(self.tiles)
         chosen: tuple[PlacedTile, np.ndarray, bool] | None = None
@@ -219,6 +228,9 @@ class LineOfPlay:
             tile = self._make(near, far, (a, b), open_end.centre + way * (reach + gap), way, crosswise)
             if not (self._fits(tile) and self._free(tile, open_end.tile_index)):
                 continue
+            if not self.plan:
+                chosen = (tile, way, crosswise)
+                break
             laid = (tile.corners().astype(np.float32),)
             others = [other for name, other in self.ends.items() if name != end]
             if near == far and crosswise and self.spinner_allowed and self.spinner_index is None:
@@ -235,7 +247,7 @@ class LineOfPlay:
                 chosen, most = (tile, way, crosswise), room
             if room == LOOK_AHEAD:
                 break
-        if chosen is None:
+        if chosen is None and self.plan:
             chosen = self._squeezed(open_end, near, far, (a, b), forms, ways)
         if chosen is None:
             raise LayoutError(f"no room left on the table for {a}-{b} on end {end!r}")
