@@ -16,9 +16,11 @@ from tqdm import tqdm
 T = TypeVar("T")
 
 
-def progress(items: Iterable[T], *, total: int | None = None, what: str = "") -> Iterator[T]:
-    """`items`, drawing a progress bar on standard error while it is a terminal."""
+def progress(items: Iterable[T], *, total: int | None = None, what: str = "",
+             unit: str = "images") -> Iterator[T]:
+    """`items`, drawing a progress bar labelled `what` on standard error while it is a terminal:
+    done/total, `unit`s per second, time spent and time left."""
     stream = sys.stderr
     shown = bool(getattr(stream, "isatty", lambda: False)())
-    yield from tqdm(items, total=total, desc=what or None, unit=" images", disable=not shown,
-                    file=stream, dynamic_ncols=True, leave=False)
+    yield from tqdm(items, total=total, desc=what or None, unit=f" {unit}", disable=not shown,
+                    file=stream, dynamic_ncols=True)
