@@ -55,7 +55,7 @@ def measure(seed: int, plays: int, incremental: bool) -> dict[str, object]:
     frames, calibration = film_frames(seed, plays)
     tracker = Tracker(read_image, calibration=calibration, incremental=incremental)  # type: ignore[arg-type]
     costs, read_costs, placed = [], [], []
-    for frame in progress(frames, total=len(frames), what="frames", unit="frames"):
+    for frame in progress(frames, what="frames", unit="frames"):
         reads = tracker.reads
         started = time.process_time()
         observed = tracker.feed(frame.t, frame.image)
