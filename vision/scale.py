@@ -24,6 +24,7 @@ import numpy as np
 
 MAX_WORK_PIXELS = 1920 * 1080  # the coarse image never holds more pixels than a 1080p frame
 WORK_TILE_LENGTH_PX = 240.0    # a calibrated tile longer than this is shrunk to it at once
+MIN_WORK_SIDE = 64             # px: however long a (wrong) calibration says a tile is, no smaller
 
 
 def coarse_factor(shape: tuple[int, ...], tile_length_px: float | None = None) -> float:
@@ -34,6 +35,7 @@ def coarse_factor(shape: tuple[int, ...], tile_length_px: float | None = None) -
     factor = min(1.0, math.sqrt(MAX_WORK_PIXELS / max(1, height * width)))
     if tile_length_px is not None:
         factor = min(factor, WORK_TILE_LENGTH_PX / tile_length_px)
+        factor = max(factor, min(1.0, MIN_WORK_SIDE / max(1, min(height, width))))
     return factor
 
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import vision.pipeline as pipeline
 from tests.vision.conftest import Painted, paint_back, paint_tile, table
+from vision.errors import VisionError
 from vision.read import read_image
 from vision.scale import MAX_WORK_PIXELS, WORK_TILE_LENGTH_PX, coarse_factor, shrink
 
@@ -90,6 +91,19 @@ def test_frames_up_to_1080p_with_ordinary_tiles_are_not_touched() -> None:
     assert coarse_factor((3000, 4000, 3)) == pytest.approx((MAX_WORK_PIXELS / 12e6) ** 0.5)
     image = np.zeros((40, 50, 3), np.uint8)
     assert shrink(image, 1.0) is image
+    # A calibration claiming tiles longer than the frame never shrinks it to nothing.
+    assert coarse_factor((1080, 1920, 3), tile_length_px=1e9) == pytest.approx(64 / 1080)
+
+
+@pytest.mark.parametrize("length", [1e9, float("inf"), float("nan"), -3.0, 0.0, "87"])
+def test_any_tile_length_reads_or_is_refused_by_name(length) -> None:
+    image = np.full((1080, 1920, 3), 90, np.uint8)
+    try:
+        view = read_image(image, tile_length_px=length)
+    except VisionError as error:
+        assert "tile_length_px" in str(error)
+    else:
+        assert view.tiles == ()
 
 
 @settings(max_examples=30, deadline=None)
