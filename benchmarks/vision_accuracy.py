@@ -5,12 +5,14 @@
 DIR (default: the shared real photos) is scored like `domino-referee vision eval DIR`: tile
 identity precision and recall (multiset of values per image), exact images (every tile right,
 nothing extra), face-down count error and joins. With `vision.synth` importable, N rendered
-1920x1080 tables (default 500, seeds S..S+N-1) are scored the same way; `--synthetic 0` skips them.
+1920x1080 tables (default 500, seeds S..S+N-1; `--size 4000x3000` renders 12 MP ones) are scored
+the same way; `--synthetic 0` skips them. A bar on standard error shows progress on a terminal.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import multiprocessing
 import sys
 import time
@@ -19,6 +21,7 @@ from typing import Any
 
 from vision.evaluate import ImageScore, load_labels, score_image, summarise
 from vision.image import load_image
+from vision.progress import progress
 from vision.read import read_image
 
 REAL_PHOTOS = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "real-photos"
@@ -29,24 +32,25 @@ def score_folder(folder: Path) -> tuple[list[ImageScore], float]:
     labels = load_labels(folder)
     scores = []
     started = time.process_time()
-    for name, label in sorted(labels.items()):
+    for name, label in progress(sorted(labels.items()), total=len(labels), what="photos"):
         view = read_image(load_image(folder / name))
         scores.append(score_image(name, view.to_json(), label))
     return scores, time.process_time() - started
 
 
-def score_seed(seed: int) -> tuple[ImageScore, float]:
-    """Render table `seed`, read it; the score and the CPU seconds of reading."""
+def score_seed(seed: int, size: tuple[int, int] = (1920, 1080)) -> tuple[ImageScore, float]:
+    """Render table `seed` at `size` (width, height), read it; the score and the CPU seconds of
+    reading."""
     from vision.synth.dataset import render_example
 
-    frame = render_example(seed)
+    frame = render_example(seed, size)
     started = time.process_time()
     view = read_image(frame.image)
     return score_image(f"synth-{seed}", view.to_json(), frame.labels), time.process_time() - started
 
 
-def score_synthetic(count: int, seed: int, progress: int = 0,
-                    jobs: int = 1) -> tuple[list[ImageScore], float] | None:
+def score_synthetic(count: int, seed: int, every: int = 0, jobs: int = 1,
+                    size: tuple[int, int] = (1920, 1080)) -> tuple[list[ImageScore], float] | None:
     try:
         import vision.synth.dataset  # noqa: F401
     except ImportError:
@@ -54,12 +58,13 @@ def score_synthetic(count: int, seed: int, progress: int = 0,
     scores = []
     reading = 0.0
     pool = multiprocessing.Pool(jobs) if jobs > 1 else None
-    results = (pool.imap(score_seed, range(seed, seed + count)) if pool
-               else map(score_seed, range(seed, seed + count)))
-    for i, (score, seconds) in enumerate(results):
+    seeds = range(seed, seed + count)
+    read = functools.partial(score_seed, size=size)
+    results = pool.imap(read, seeds) if pool else map(read, seeds)
+    for i, (score, seconds) in enumerate(progress(results, total=count, what="rendered tables")):
         reading += seconds
         scores.append(score)
-        if progress and (i + 1) % progress == 0:
+        if every and (i + 1) % every == 0:
             right = sum(s.true_positives for s in scores)
             print(f"  ... {i + 1} rendered tables: {right} right of "
                   f"{sum(s.predicted for s in scores)} seen, {sum(s.labelled for s in scores)} labelled, "
@@ -101,16 +106,24 @@ def main(argv: list[str] | None = None) -> int:
                         help="print running totals every K rendered tables")
     parser.add_argument("--jobs", type=int, default=1, metavar="J",
                         help="render and read the tables in J processes (same results)")
+    parser.add_argument("--size", default="1920x1080", metavar="WxH",
+                        help="render the tables at this size, e.g. 4000x3000 (default 1920x1080)")
     args = parser.parse_args(argv)
+    try:
+        width, height = (int(side) for side in args.size.lower().split("x"))
+    except ValueError:
+        parser.error(f"--size must be WIDTHxHEIGHT, got {args.size!r}")
+    if width < 64 or height < 64:
+        parser.error(f"--size must be at least 64x64, got {args.size!r}")
     scores, seconds = score_folder(args.folder)
     sys.stdout.flush()
     report(f"labelled folder {args.folder.resolve().name}", scores, seconds)
     if args.synthetic > 0:
-        synthetic = score_synthetic(args.synthetic, args.seed, args.progress, args.jobs)
+        synthetic = score_synthetic(args.synthetic, args.seed, args.progress, args.jobs, (width, height))
         if synthetic is None:
             print("rendered tables: skipped (vision.synth is not in this checkout)")
         else:
-            report(f"rendered 1920x1080 tables, seeds {args.seed}..{args.seed + args.synthetic - 1}",
+            report(f"rendered {width}x{height} tables, seeds {args.seed}..{args.seed + args.synthetic - 1}",
                    *synthetic)
     return 0
 

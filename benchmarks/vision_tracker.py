@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 
+from vision.progress import progress
 from vision.read import read_image
 from vision.synth.film import fixed_camera_film, random_plays
 from vision.synth.style import PLAIN_STYLE, random_style
@@ -96,7 +97,9 @@ def main() -> None:
     args = parser.parse_args()
     totals: dict[str, int] = {}
     start = time.perf_counter()
-    for k in range(args.first, args.first + args.sequences):
+    first = args.first
+    for k in progress(range(first, first + args.sequences), total=args.sequences, what="sequences",
+                      unit="sequences"):
         counts = run_sequence(args.seed + k, args.plays, args.style)
         for key, value in counts.items():
             totals[key] = totals.get(key, 0) + value

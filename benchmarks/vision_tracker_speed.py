@@ -22,6 +22,7 @@ from collections.abc import Iterator
 import cv2
 import numpy as np
 
+from vision.progress import progress
 from vision.read import read_image
 from vision.synth.film import fixed_camera_film, random_plays
 from vision.synth.scene import Frame
@@ -54,7 +55,7 @@ def measure(seed: int, plays: int, incremental: bool) -> dict[str, object]:
     frames, calibration = film_frames(seed, plays)
     tracker = Tracker(read_image, calibration=calibration, incremental=incremental)  # type: ignore[arg-type]
     costs, read_costs, placed = [], [], []
-    for frame in frames:
+    for frame in progress(frames, what="frames", unit="frames"):
         reads = tracker.reads
         started = time.process_time()
         observed = tracker.feed(frame.t, frame.image)

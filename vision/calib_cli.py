@@ -50,7 +50,6 @@ def _markers(args: argparse.Namespace) -> int:
 
 
 def _table(args: argparse.Namespace) -> int:
-    import cv2
 
     from vision.calibration import CalibrationError, TableLayout, calibrate_from_markers
 
@@ -60,9 +59,13 @@ def _table(args: argparse.Namespace) -> int:
             layout = TableLayout.from_json(json.loads(args.layout.read_text()))
         except (OSError, json.JSONDecodeError) as error:
             raise CalibrationError(f"cannot read layout file {str(args.layout)!r}: {error}") from error
-    image = cv2.imread(str(args.image))
-    if image is None:
-        raise CalibrationError(f"cannot read image {str(args.image)!r}")
+    from vision.errors import VisionError
+    from vision.image import load_image
+
+    try:
+        image = load_image(args.image)
+    except VisionError as error:
+        raise CalibrationError(f"cannot read image {str(args.image)!r}: {error}") from error
     calibration = calibrate_from_markers(image, layout)
     calibration.save(args.out)
     print(

@@ -69,6 +69,7 @@ def run_eval(args: argparse.Namespace) -> int:
     from vision.errors import VisionError
     from vision.evaluate import load_labels, score_image, summarise
     from vision.image import load_image
+    from vision.progress import progress
     from vision.read import read_image
 
     folder = Path(args.folder)
@@ -76,7 +77,7 @@ def run_eval(args: argparse.Namespace) -> int:
         raise VisionError(f"{folder}: not a folder")
     labels = load_labels(folder)
     scores = []
-    for name, label in sorted(labels.items()):
+    for name, label in progress(sorted(labels.items()), total=len(labels), what="reading"):
         view = read_image(load_image(folder / name), max_pip=args.max_pip)
         scores.append(score_image(name, view.to_json(), label))
     total = summarise(scores)

@@ -14,6 +14,7 @@ from vision.layout import find_joins
 from vision.markers import find_markers, on_marker
 from vision.marks import Bar, envelope_size, estimate_pip_diameter, find_bars, ink_ratio
 from vision.pips import PipReading, read_pips
+from vision.scale import coarse_factor, shrink
 from vision.types import SeenTile, TableView, tile_name
 
 # A divider is a thin line: the thickest seen on real sets is 0.31 half-widths, about a pip's
@@ -175,9 +176,16 @@ def first_readings_to_keep(first: list[Candidate], refit: list[Candidate], *, ha
 
 def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
                  work_pip: float = 11.0, tile_length_px: float | None = None) -> TableView:
-    """`read_image` on a checked frame. Frames whose pips are wider than `work_pip` px are read
-    shrunk to that size: the answer does not change and the time falls with the square."""
-    full = original = checked_bgr(image_bgr)
+    """`read_image` on a checked frame, at a bounded cost whatever its size.
+
+    The frame is first brought to its coarse scale (`vision.scale`: at most a 1080p frame's
+    pixels, less when a calibrated tile is long); the markers, the pip size and the backs are
+    found there. Frames whose pips are wider than `work_pip` px are then read shrunk to that
+    size: the answer does not change and the time falls with the square. Corners are mapped back
+    to the input's pixels."""
+    checked = checked_bgr(image_bgr)
+    coarse = coarse_factor(checked.shape, tile_length_px)
+    full = original = shrink(checked, coarse)
     found_markers = find_markers(original)
     pip = estimate_pip_diameter(original, markers=found_markers)
     scale = min(1.0, work_pip / pip)
@@ -224,25 +232,26 @@ def read_checked(image_bgr: object, *, max_pip: int, min_confidence: float,
     else:
         chosen = []
     if tile_length_px is not None:
-        length = tile_length_px * scale
+        length = tile_length_px * coarse * scale
         chosen = [c for c in chosen if 0.85 < 2 * c.fit.frame.half_length / length < 1.15]
     tiles = tuple(
         SeenTile(tile_name(c.pips.a, c.pips.b), c.pips.a, c.pips.b,
-                 ((c.fit.frame.corners() - margin) / scale).astype(np.float32), float(c.confidence))
+                 ((c.fit.frame.corners() - margin) / (scale * coarse)).astype(np.float32),
+                 float(c.confidence))
         for c in chosen)
     frames = [c.fit.frame for c in chosen]
     joins = find_joins(frames, [t.is_double for t in tiles])
     from vision.facedown import find_face_down
 
-    # Backs are counted at full size: with few pips in view the pip size, and so the shrink,
-    # says nothing about the size of a back.
+    # Backs are counted at the coarse scale, not the reading's: with few pips in view the pip
+    # size, and so the shrink, says nothing about the size of a back.
     shifted = [TileFrame((f.center - margin) / scale, f.across, f.half_width / scale, f.half_length / scale)
                for f in frames]
     face_down = find_face_down(full, shifted, markers=found_markers,
-                               tile_length_px=tile_length_px)
+                               tile_length_px=None if tile_length_px is None else tile_length_px * coarse)
     return TableView(
         tiles=tiles,
-        face_down_corners=tuple(corners.astype(np.float32) for corners in face_down),
+        face_down_corners=tuple((corners / coarse).astype(np.float32) for corners in face_down),
         joins=tuple((tiles[j.first].tile, tiles[j.second].tile) for j in joins),
         join_halves=tuple((j.first, j.first_half, j.second, j.second_half) for j in joins),
     )

@@ -8,6 +8,9 @@ tiles left over (`vision.facedown`).
 
 from __future__ import annotations
 
+import math
+import numbers
+
 import numpy as np
 
 from vision.errors import VisionError
@@ -25,11 +28,14 @@ def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float
     `tile_length_px`, when the camera is calibrated, is a tile's long side in this image: a
     face-up reading far from that size (a heap of backs that looks like one big blank tile) is
     dropped, and one back's size comes from it even with no face-up tile in view.
-    Raises `VisionError` for None, wrong dtype or shape, or an empty image.
+    Any resolution is read at a bounded working scale (`vision.scale`); corners are this image's
+    pixels. Raises `VisionError` naming what was wrong for None, a wrong dtype, shape or channel
+    count, an empty, tiny or oversized image, or a `tile_length_px` that is no positive number.
     """
     if not isinstance(max_pip, int) or max_pip < 1:
         raise VisionError(f"max_pip must be a positive integer, got {max_pip!r}")
-    if tile_length_px is not None and not tile_length_px > 0:
+    if tile_length_px is not None and not (isinstance(tile_length_px, numbers.Real)
+                                           and math.isfinite(tile_length_px) and tile_length_px > 0):
         raise VisionError(f"tile_length_px must be a positive number of pixels, got {tile_length_px!r}")
     return read_checked(image_bgr, max_pip=max_pip, min_confidence=min_confidence,
                         tile_length_px=tile_length_px)

@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from vision.errors import VisionError
+from vision.image import load_image
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 STREAM_SCHEMES = ("rtsp://", "rtsps://", "http://", "https://", "udp://", "tcp://")
@@ -93,8 +94,9 @@ class ImageFolderSource:
 
     def __iter__(self) -> Iterator[tuple[float, np.ndarray]]:
         for index, path in enumerate(self.paths):
-            frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
-            if frame is None:
+            try:
+                frame = load_image(path)
+            except VisionError:
                 self.unreadable.append(path)  # kept for the caller to report; the game goes on
                 continue
             yield index / self.fps, frame

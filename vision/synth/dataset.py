@@ -16,6 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.progress import progress
 from vision.synth.random_scenes import random_layout, random_scene
 from vision.synth.scene import Frame, Renderer
 from vision.synth.style import random_style
@@ -36,7 +37,7 @@ def write_dataset(
 ) -> dict[str, object]:
     out.mkdir(parents=True, exist_ok=True)
     images: dict[str, object] = {}
-    for i in range(count):
+    for i in progress(range(count), total=count, what="rendering"):
         frame = render_example(seed + i, size, max_pip)
         name = f"synth-{seed + i:06d}.jpg"
         if not cv2.imwrite(str(out / name), frame.image, [cv2.IMWRITE_JPEG_QUALITY, 95]):

@@ -2,7 +2,10 @@
 
 `LineOfPlay` lays tiles as players do: the lead in the middle, each tile end to end with the tile
 it matches, doubles crosswise, the arm turning a corner (clockwise) before it would leave the
-play zone, and, with a spinner, `up` and `down` arms off the first double's long sides.
+play zone, and, with a spinner, `up` and `down` arms off the first double's long sides. Each
+way a tile could go is looked ahead (`LOOK_AHEAD`) so that no arm runs into a pocket or onto
+another arm's next place, and a tile none of the ways takes slides sideways (`SQUEEZE_MM`) as
+players squeeze one in: a line of play turns and snakes for as long as a hand lasts.
 """
 
 from __future__ import annotations
@@ -19,6 +22,14 @@ from vision.synth.scene import PlacedTile
 Rect = tuple[float, float, float, float]
 L, W = TILE_LENGTH_MM, TILE_WIDTH_MM
 GAP_MM = 0.6  # tiles pushed together still leave a hair of felt between them
+# Before laying a tile, each way it could go is looked ahead: how many more tiles the new end, and
+# every other open end, could take in a row (straight or turning, clear of the zone's edge and of
+# every tile), up to this many. The preferred way wins unless it leads an arm into a pocket
+# shorter than that, or blocks another arm (a spinner's up and down arms beside an edge): then
+# the way with the most room does, so an arm that reaches the table's edge turns or snakes
+# instead of running into a corner it cannot leave.
+LOOK_AHEAD = 4
+SQUEEZE_MM = 2 * L  # how far sideways a tile may slide when no usual way is free
 
 
 def _clockwise(d: np.ndarray) -> np.ndarray:
@@ -53,8 +64,17 @@ class LayoutError(ValueError):
 
 
 class LineOfPlay:
-    def __init__(self, zone: Rect, origin: tuple[float, float] | None = None, spinner: bool = False) -> None:
+    """A line of play in `zone` (mm), led at `origin` (default: the zone's centre).
+
+    With `plan` (the films' default) each tile looks ahead and squeezes in where it must, so a
+    hand's line finds room to its end; without, it takes the first way that fits, as the random
+    dataset tables (`vision.synth.random_scenes`) were laid when their figures were measured, so
+    that seed N stays the same picture."""
+
+    def __init__(self, zone: Rect, origin: tuple[float, float] | None = None, spinner: bool = False,
+                 *, plan: bool = True) -> None:
         self.zone = zone
+        self.plan = plan
         x0, y0, x1, y1 = zone
         self.origin = np.array(origin if origin is not None else ((x0 + x1) / 2, (y0 + y1) / 2), float)
         self.spinner_allowed = spinner
@@ -76,17 +96,48 @@ class LineOfPlay:
             and np.all(c[:, 1] <= y1)
         )
 
-    def _free(self, tile: PlacedTile, joined: int) -> bool:
+    def _free(self, tile: PlacedTile, joined: int, more: tuple[np.ndarray, ...] = ()) -> bool:
         """Whether `tile` lies clear of every tile of the line but the one it joins (which it
-        touches), so an arm that turns never lands on another arm."""
+        touches), and of the outlines `more` (tiles a look ahead imagines), so an arm that
+        turns never lands on another arm."""
         mine = tile.corners().astype(np.float32)
-        for index, other in enumerate(self.tiles):
-            if index == joined:
-                continue
-            area, _ = cv2.intersectConvexConvex(mine, other.corners().astype(np.float32))
+        centre = np.array([tile.x, tile.y])
+        others = [o.corners().astype(np.float32) for i, o in enumerate(self.tiles)
+                  if i != joined and np.hypot(o.x - centre[0], o.y - centre[1]) < 1.2 * L]
+        for other in others + [m for m in more if np.hypot(*(m.mean(axis=0) - centre)) < 1.2 * L]:
+            area, _ = cv2.intersectConvexConvex(mine, other)
             if area > 1.0:  # mm²: tiles touching along a side share none
                 return False
         return True
+
+    def _next_spot(self, end: OpenEnd, more: tuple[np.ndarray, ...]) -> np.ndarray | None:
+        """The outline of the tile `end` would take next (straight on, else turning), if any."""
+        for way, reach in ((end.direction, end.reach), (_clockwise(end.direction), end.side),
+                           (-_clockwise(end.direction), end.side)):
+            tile = self._make(0, 1, (0, 1), end.centre + way * (reach + GAP_MM), way)
+            if self._fits(tile) and self._free(tile, end.tile_index, more):
+                return tile.corners().astype(np.float32)
+        return None
+
+    def _room(self, end: OpenEnd, joined: int, depth: int, more: tuple[np.ndarray, ...] = ()) -> int:
+        """How many tiles in a row (up to `depth`) could still be laid from `end`, any way each.
+
+        The imagined tiles are not doubles (a double's crosswise form is shorter); `more` holds
+        those already imagined on this path."""
+        if depth == 0:
+            return 0
+        best = 0
+        for way, reach in ((end.direction, end.reach), (_clockwise(end.direction), end.side),
+                           (-_clockwise(end.direction), end.side)):
+            tile = self._make(0, 1, (0, 1), end.centre + way * (reach + GAP_MM), way)
+            if not (self._fits(tile) and self._free(tile, joined, more)):
+                continue
+            centre = np.array([tile.x, tile.y])
+            after = OpenEnd(1, centre + way * (L / 4), way, W / 2, W / 2, -1)
+            best = max(best, 1 + self._room(after, -1, depth - 1, (*more, tile.corners().astype(np.float32))))
+            if best == depth:
+                break
+        return best
 
     @staticmethod
     def _angle(direction: np.ndarray) -> float:
@@ -133,11 +184,15 @@ class LineOfPlay:
 
     def _open_spinner(self, index: int) -> None:
         self.spinner_index = index
-        tile = self.tiles[index]
+        self.ends.update(self._spinner_ends(self.tiles[index], index))
+
+    @staticmethod
+    def _spinner_ends(tile: PlacedTile, index: int) -> dict[str, OpenEnd]:
+        """The `up` and `down` ends off the long sides of the double `tile` (number `index`)."""
         axis = np.array([math.cos(math.radians(tile.angle)), math.sin(math.radians(tile.angle))])
         centre = np.array([tile.x, tile.y])
-        for name, d in zip(("up", "down"), up_and_down(axis), strict=True):
-            self.ends[name] = OpenEnd(tile.a, centre.copy(), d, L / 2, W / 2, index)
+        return {name: OpenEnd(tile.a, centre.copy(), d, L / 2, W / 2, index)
+                for name, d in zip(("up", "down"), up_and_down(axis), strict=True)}
 
     def play(self, a: int, b: int, end: str) -> PlacedTile:
         """Lay tile a-b on `end` (left/right/up/down); the matching half touches the end."""
@@ -162,28 +217,71 @@ class LineOfPlay:
         if turned == -1:
             turns.reverse()
         ways = [*turns, straight] if turned else [straight, *turns]
-        forms = (True, False) if near == far else (True,)
+        # The first double of a line with a spinner lies crosswise whatever the room: its long
+        # sides are the spinner's up and down ends.
+        opens_spinner = self.plan and near == far and self.spinner_allowed and self.spinner_index is None
+        forms = (True, False) if near == far and not opens_spinner else (True,)
+        index = len(self.tiles)
+        chosen: tuple[PlacedTile, np.ndarray, bool] | None = None
+        most = -1
         for crosswise, (way, reach) in ((c, w) for c in forms for w in ways):
             tile = self._make(near, far, (a, b), open_end.centre + way * (reach + gap), way, crosswise)
-            if self._fits(tile) and self._free(tile, open_end.tile_index):
-                d = way
+            if not (self._fits(tile) and self._free(tile, open_end.tile_index)):
+                continue
+            if not self.plan:
+                chosen = (tile, way, crosswise)
                 break
-        else:
+            laid = (tile.corners().astype(np.float32),)
+            others = [other for name, other in self.ends.items() if name != end]
+            if near == far and crosswise and self.spinner_allowed and self.spinner_index is None:
+                others += self._spinner_ends(tile, index).values()  # this double opens two more
+            # Every other arm keeps the place of its next tile: this arm looks ahead around them.
+            kept = tuple(spot for other in others
+                         if (spot := self._next_spot(other, laid)) is not None)
+            room = self._room(self._end_after(tile, far, way, near == far and crosswise, index),
+                              index, LOOK_AHEAD, laid + kept)
+            for other in others:  # and the other arms keep room of their own
+                if room > 0:
+                    room = min(room, self._room(other, other.tile_index, LOOK_AHEAD, laid))
+            if room > most:  # the first way in order of preference with the most room
+                chosen, most = (tile, way, crosswise), room
+            if room == LOOK_AHEAD:
+                break
+        if chosen is None and self.plan:
+            chosen = self._squeezed(open_end, near, far, (a, b), forms, ways)
+        if chosen is None:
             raise LayoutError(f"no room left on the table for {a}-{b} on end {end!r}")
+        tile, d, crosswise = chosen
         if d is open_end.direction:
             self.turned[end] = 0
         else:
             sense = 1 if np.allclose(d, _clockwise(open_end.direction)) else -1
             # The second turn of a U-turn ends it: the new row runs straight on.
             self.turned[end] = 0 if self.turned.get(end, 0) else sense
-        index = len(self.tiles)
         self.tiles.append(tile)
         self.joins.append((open_end.tile_index, index))
-        centre = np.array([tile.x, tile.y])
-        if near == far and crosswise:
-            self.ends[end] = OpenEnd(far, centre, d, W / 2, L / 2, index)
-            if self.spinner_allowed and self.spinner_index is None:
-                self._open_spinner(index)
-        else:
-            self.ends[end] = OpenEnd(far, centre + d * (L / 4), d, W / 2, W / 2, index)
+        self.ends[end] = self._end_after(tile, far, d, near == far and crosswise, index)
+        if near == far and crosswise and self.spinner_allowed and self.spinner_index is None:
+            self._open_spinner(index)
         return tile
+
+    def _squeezed(self, open_end: OpenEnd, near: int, far: int, first: tuple[int, int],
+                  forms: tuple[bool, ...], ways: list[tuple[np.ndarray, float]],
+                  ) -> tuple[PlacedTile, np.ndarray, bool] | None:
+        """A place for a tile none of the usual ways takes: the same ways slid sideways, nearest
+        first, up to a tile's length (players squeeze a tile past a neighbour as they can)."""
+        for offset in sorted(np.arange(-SQUEEZE_MM, SQUEEZE_MM + 0.1, W / 4), key=abs):
+            for crosswise, (way, reach) in ((c, w) for c in forms for w in ways):
+                start = open_end.centre + way * (reach + GAP_MM) + _clockwise(way) * offset
+                tile = self._make(near, far, first, start, way, crosswise)
+                if self._fits(tile) and self._free(tile, open_end.tile_index):
+                    return tile, way, crosswise
+        return None
+
+    @staticmethod
+    def _end_after(tile: PlacedTile, far: int, d: np.ndarray, crosswise_double: bool, index: int) -> OpenEnd:
+        """The open end that `tile`, laid going `d` as tile number `index`, leaves showing `far`."""
+        centre = np.array([tile.x, tile.y])
+        if crosswise_double:
+            return OpenEnd(far, centre, d, W / 2, L / 2, index)
+        return OpenEnd(far, centre + d * (L / 4), d, W / 2, W / 2, index)

@@ -77,7 +77,8 @@ def random_chain(
     zone = layout.zones["play"]
     cx = rng.uniform(zone[0] + 0.35 * (zone[2] - zone[0]), zone[0] + 0.65 * (zone[2] - zone[0]))
     cy = rng.uniform(zone[1] + 0.35 * (zone[3] - zone[1]), zone[1] + 0.65 * (zone[3] - zone[1]))
-    line = LineOfPlay(zone, (cx, cy), spinner=spinner)
+    # Laid without the films' look ahead: the dataset's seed N stays the table it always was.
+    line = LineOfPlay(zone, (cx, cy), spinner=spinner, plan=False)
     first = pool.pop(int(rng.integers(len(pool))))
     line.lead(*(first if rng.random() < 0.5 else first[::-1]))
     for _ in range(plays - 1):

@@ -1,5 +1,5 @@
 """The line of play as the renderer lays it: tiles stay in the play zone and never lie on each
-other, however the arms turn, until the table has no room left (then it says so)."""
+other, however the arms turn; every play of a hand's line finds room on the demo's table."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from vision.synth.film import small_table
+from vision.synth.film import random_plays, small_table
 from vision.synth.layout import LayoutError, LineOfPlay
 from vision.synth.random_scenes import full_set
 
@@ -47,3 +47,48 @@ def test_a_long_line_stays_in_its_zone_and_its_tiles_never_overlap(seed: int, sp
         for other in line.tiles[:k]:
             assert _overlap(corners, other.corners()) < 2.0, (tile, other)
     assert len(line.tiles) >= 8  # a 510 x 164 mm zone holds a real hand's line
+
+
+def _lay_random_line(seed: int, spinner: bool, plays: int) -> tuple[LineOfPlay, int]:
+    """A random legal line of up to `plays` tiles (`random_plays`, as an engine might play them)
+    laid on the demo's table; returns the line and how many plays it took."""
+    line = LineOfPlay(small_table().zones["play"], spinner=spinner)
+    laid = 0
+    for tile, end in random_plays(np.random.default_rng(seed), plays, spinner):
+        a, b = (int(v) for v in tile.split("-"))
+        if end is None:
+            line.lead(a, b)
+        else:
+            line.play(a, b, end)  # raises LayoutError when the table has no room
+        laid += 1
+    return line, laid
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), spinner=st.booleans())
+@example(seed=217, spinner=True)  # a spinner at the zone's edge: its up arm was blocked at play 9
+@example(seed=143, spinner=True)  # a spinner right after a corner: its down arm had no room
+@example(seed=5, spinner=True)    # the first double once fell back to lying in line: no spinner
+def test_every_play_of_a_long_random_line_is_laid(seed: int, spinner: bool) -> None:
+    """Every play of a hand's line, up to 20 tiles (longer than the demo's matches reach), finds
+    room on the demo's table: an arm at the table's edge turns or snakes, and keeps clear of the
+    other arms' next places."""
+    line, laid = _lay_random_line(seed, spinner, 20)
+    assert laid == len(line.tiles) >= 8
+    for k, tile in enumerate(line.tiles):
+        for other in line.tiles[:k]:
+            assert _overlap(tile.corners(), other.corners()) < 2.0, (tile, other)
+
+
+def test_nearly_every_full_random_line_is_laid_to_its_end() -> None:
+    """The longest lines a double-six set makes (every tile the random walk can lay, up to 28):
+    at most one in thirty runs out of room (of 900 such lines, 11 did, from their 21st tile on; no
+    demo match comes near: 0 of 19,099 plays of 360 demo matches, seeds 1..60 of the four rule
+    sets with 2 and 4 players, went unlaid; 25 did before this look ahead)."""
+    stuck = []
+    for seed in range(30):
+        try:
+            _lay_random_line(seed, seed % 2 == 1, 28)
+        except LayoutError:
+            stuck.append(seed)
+    assert len(stuck) <= 1, stuck
