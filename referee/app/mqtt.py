@@ -204,6 +204,9 @@ class MqttLink:
         self._stopping = False
         self.connected = threading.Event()
         self.subscribed = threading.Event()   # the broker confirmed the command subscription
+        # The connect handler has published everything a connection publishes (status, state and
+        # the connect hooks': Home Assistant's configs), so `flush` can wait for their answers.
+        self._greeted = threading.Event()
         self.client = _Client(CallbackAPIVersion.VERSION2, client_id=settings.session_id,
                               protocol=paho.MQTTv5, transport=settings.transport,  # type: ignore[arg-type]
                               reconnect_on_failure=True)
@@ -248,8 +251,11 @@ class MqttLink:
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until the broker answered every message published so far: events, state and
         status (or `timeout`). Once true, a new subscriber gets the retained state and status."""
+        deadline = time.monotonic() + timeout
+        if self.connected.is_set() and not self._greeted.wait(timeout):
+            return False
         with self._lock:
-            return self._lock.wait_for(lambda: not self._pending, timeout)
+            return self._lock.wait_for(lambda: not self._pending, max(0.0, deadline - time.monotonic()))
 
     def stop(self, timeout: float = 5.0) -> None:
         """Deliver what is still unacknowledged (waiting up to `timeout` for the broker), say
@@ -391,6 +397,7 @@ class MqttLink:
                 client.subscribe(topic, qos=1)
             for hook in list(self._connect_hooks):
                 hook()
+            self._greeted.set()
             if self._on_connection is not None:
                 self._on_connection(True)
         except Exception:
@@ -401,6 +408,7 @@ class MqttLink:
         try:
             was_connected = self.connected.is_set()
             self.connected.clear()
+            self._greeted.clear()
             self.subscribed.clear()
             if self._login_refused or self._stopping:
                 pass   # the refusal said it all; a stop is no fault
