@@ -33,7 +33,10 @@ import threading
 import time
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from referee.app.config import Config
 
 
 def _free_port() -> int:
@@ -57,6 +60,23 @@ def _broker(directory: Path) -> tuple[subprocess.Popen[bytes], int]:
     raise RuntimeError("mosquitto did not start")
 
 
+def opening_plays(config: Config, moves: int) -> list[dict[str, Any]]:
+    """The first `moves` plays of the first simulated match whose first hand opens with that many
+    plays before anyone draws or passes (a fixed, repeatable stream of tiles to lay)."""
+    from referee.app.demo import simulated_match
+
+    for seed in range(1, 200):
+        record = simulated_match(config, seed=seed)
+        events: list[dict[str, Any]] = []
+        for event in record["hands"][0]["events"]:
+            if "play" not in event or len(events) == moves:
+                break
+            events.append(event)
+        if len(events) == moves:
+            return events
+    raise SystemExit(f"no simulated match opens with {moves} plays in a row")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--moves", type=int, default=8)
@@ -73,7 +93,6 @@ def main(argv: list[str] | None = None) -> int:
     from referee.app.assembly import build_table
     from referee.app.camera import demo_camera, observation_input, quiet_reader
     from referee.app.config import parse_config
-    from referee.app.demo import simulated_match
     from referee.app.devices import ScoreboardDisplay
     from referee.app.ports import Input
 
@@ -84,16 +103,7 @@ def main(argv: list[str] | None = None) -> int:
                            "mqtt": {"enabled": True, "url": f"mqtt://127.0.0.1:{port}"},
                            "storage": {"data_dir": str(work)}}, environ={})
     players = list(config["table"]["players"])
-    events: list[dict[str, Any]] = []
-    for seed in range(1, 200):   # a match whose first hand opens with enough plays before a pass
-        record = simulated_match(config, seed=seed)
-        events = []
-        for event in record["hands"][0]["events"]:
-            if "play" not in event or len(events) == args.moves:
-                break
-            events.append(event)
-        if len(events) == args.moves:
-            break
+    events = opening_plays(config, args.moves)
 
     clock = [0.0]
     board = Scoreboard("emulator://", connect_timeout=5).open()

@@ -60,10 +60,10 @@ observer.observe(document.getElementById('line'), {childList: true, subtree: tru
 
 
 def latency(args: argparse.Namespace) -> dict[str, Any]:
+    from benchmarks.service_latency import opening_plays
     from referee.app.assembly import build_table
     from referee.app.camera import demo_camera, observation_input
     from referee.app.config import parse_config
-    from referee.app.demo import simulated_match
     from referee.app.ports import Input
     from tests.referee.app.browser import chromium, wait_until
 
@@ -74,16 +74,7 @@ def latency(args: argparse.Namespace) -> dict[str, Any]:
                            "web": {"host": "127.0.0.1", "port": 0}, "storage": {"data_dir": str(work)}},
                           environ={})
     players = list(config["table"]["players"])
-    events: list[dict[str, Any]] = []
-    for seed in range(1, 200):   # a match whose first hand opens with enough plays before a pass
-        record = simulated_match(config, seed=seed)
-        events = []
-        for event in record["hands"][0]["events"]:
-            if "play" not in event or len(events) == args.moves:
-                break
-            events.append(event)
-        if len(events) == args.moves:
-            break
+    events = opening_plays(config, args.moves)
     clock = [0.0]
     table = build_table(config, now=lambda: clock[0])
     table.start(tick_interval=None)

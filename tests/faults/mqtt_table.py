@@ -7,12 +7,9 @@ from __future__ import annotations
 import json
 import queue
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from referee.app.assembly import engine_referee
 from referee.app.core import MatchSettings
@@ -21,22 +18,16 @@ from referee.app.health import Health
 from referee.app.mqtt import MqttLink, MqttSettings
 from referee.app.ports import Input, RecordingDisplay
 from referee.app.service import TableService
+from tests.referee.app import conftest as app_tests
 from tests.referee.app.conftest import USERS, Broker, Watcher
+
+# The app tests' fixture (a real mosquitto with the shipped ACL), shared with the fault tests.
+broker = app_tests.broker
 
 # One hand of five tiles (turkish: seat 0 leads any tile); every tile of HAND fits one end only,
 # and Ayşe goes out with her fifth, which ends the match.
 SETTINGS = MatchSettings("t1", "turkish", ("Ayşe", "Burak"), options={"hand_size": 5, "hands": 1})
 HAND = ["3-4", "4-4", "4-6", "6-6", "6-1", "1-1", "1-2", "2-2", "2-5"]
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Broker]:
-    directory = tmp_path / "broker"
-    directory.mkdir()
-    instance = Broker(directory)
-    instance.start()
-    yield instance
-    instance.stop()
 
 
 def settings_for(broker: Broker, user: str = "referee", table: str = "t1", **kwargs: Any) -> MqttSettings:
