@@ -59,6 +59,7 @@ from referee.app.ports import BoardView, Input
 from referee.app.script import table_script
 from referee.app.service import TableService
 from referee.app.supervisor import Backoff, Policy, Supervisor
+from tests.faults.kit import crash_copy, fill
 
 RULES = "turkish"
 PLAYERS = ("Ayşe", "Burak", "Cem", "Deniz")
@@ -356,7 +357,7 @@ class Soak:
             self._said(fault)
 
         if kind == "disk-full":
-            filler = _fill(rig.data)
+            filler = fill(rig.data)
             reported(("disk", "eventlog"), (State.FAILED,))   # the disk watch, or a write that failed
 
             def repair() -> None:
@@ -385,7 +386,7 @@ class Soak:
         if kind == "kill":
             self.generation += 1
             target = self.root / f"data-{self.generation}"
-            _crash_copy(rig.data / "events.sqlite", target)
+            crash_copy(rig.data / "events.sqlite", target)
             rig.drop()
             self.rig = self._rig(target)
             shutil.rmtree(rig.data, ignore_errors=True)
@@ -490,22 +491,6 @@ def _record(seed: int) -> dict[str, Any]:
     _, record = simulate_match(rules, list(PLAYERS), strategies, random.Random(seed))
     assert record is not None
     return record
-
-
-def _fill(directory: Path) -> Path:
-    filler = directory / "filler"
-    with open(filler, "wb", buffering=0) as file, contextlib.suppress(OSError):
-        while True:
-            file.write(b"\0" * 65536)
-    return filler
-
-
-def _crash_copy(log: Path, target: Path) -> None:
-    target.mkdir(parents=True, exist_ok=True)
-    for suffix in ("", "-wal", ".seq"):
-        source = log.with_name(log.name + suffix)
-        if source.exists():
-            shutil.copy(source, target / source.name)
 
 
 def _since(start: float, at: float | None) -> float | None:
