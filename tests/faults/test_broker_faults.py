@@ -206,9 +206,12 @@ def test_a_long_outage_queues_only_the_latest_state(broker: Broker) -> None:
     assert link.subscribed.wait(10)
     broker.stop()
     lines.wait_for("lost the connection to broker")
+    # A message in flight when the broker went (a status, QoS 1) may still wait for its answer;
+    # what matters is that the states published during the outage add nothing to wait.
+    in_flight = len(link.client._out_messages)
     for n in range(500):                          # the table goes on changing while the broker is away
         link.publish_state({"turn": "Ayşe", "n": n})
-    assert len(link.client._out_messages) == 0    # nothing stale waits in memory for the broker
+    assert len(link.client._out_messages) == in_flight   # nothing stale waits in memory for the broker
     broker.start()
     assert link.subscribed.wait(20)
     assert link.flush(10)
