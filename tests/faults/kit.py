@@ -58,9 +58,10 @@ def match_lines(seed: int = 7) -> list[dict[str, Any]]:
     return table_script(simulated_record(RULES, seed))
 
 
-def as_input(line: dict[str, Any], number: int, at: float) -> Input:
+def as_input(line: dict[str, Any], number: int, at: float, *, scripted: bool = False) -> Input:
+    """A script line as an input at `at`; `scripted` keeps the line's own match time ``t``."""
     data = {key: value for key, value in line.items() if key not in ("kind", "t")}
-    return Input(line["kind"], {**data, "line": number}, at)
+    return Input(line["kind"], {**data, "line": number}, at, t=float(line["t"]) if scripted else None)
 
 
 @dataclass
@@ -85,10 +86,12 @@ class Table:
         self.service.start(tick_interval=None)
         return self
 
-    def feed(self, lines: list[dict[str, Any]], first: int = 1, step: float = 2.0) -> None:
+    def feed(self, lines: list[dict[str, Any]], first: int = 1, step: float = 2.0, *,
+             scripted: bool = False) -> None:
+        """Feed `lines` `step` seconds apart (or, `scripted`, at the script's own match times)."""
         for number, line in enumerate(lines, first):
             self.clock.now += step
-            self.service.feed(as_input(line, number, self.clock.now))
+            self.service.feed(as_input(line, number, self.clock.now, scripted=scripted))
         assert self.service.wait_processed(timeout=30)
 
     def tick(self, seconds: float = 2.0) -> None:
@@ -115,10 +118,11 @@ def without_time(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in event.items() if k not in ("t", "remaining")} for event in events]
 
 
-def reference(tmp_path: Path, lines: list[dict[str, Any]]) -> tuple[list[Any], list[dict[str, Any]]]:
+def reference(tmp_path: Path, lines: list[dict[str, Any]], *,
+              scripted: bool = False) -> tuple[list[Any], list[dict[str, Any]]]:
     """The inputs and events of the same lines through an uninterrupted service."""
     table = Table(tmp_path / "reference" / "events.sqlite").start()
-    table.feed(lines)
+    table.feed(lines, scripted=scripted)
     result = logged(table.log), table.log.events()
     table.stop()
     return result

@@ -19,12 +19,9 @@ from typing import Any
 
 import tomli_w
 
-from referee.app.assembly import engine_referee
 from referee.app.devices import ScoreboardDisplay, watch_link
 from referee.app.eventlog import EventLog
 from referee.app.health import Health, State
-from referee.app.ports import Input
-from referee.app.service import TableService
 from tests.referee.app.clocked import ClockedTable
 
 from .kit import RULES, SETTINGS, Table, logged, match_lines, reference, without_time
@@ -32,21 +29,6 @@ from .test_camera_fault import Heard
 
 ROOT = Path(__file__).resolve().parents[2]
 LINES = match_lines()
-
-
-def scripted_reference(tmp_path: Path) -> tuple[list[Any], list[dict[str, Any]]]:
-    """The script (with its own match times) through an uninterrupted service."""
-    log = EventLog(tmp_path / "reference.sqlite")
-    service = TableService(SETTINGS, log=log, referee_factory=engine_referee)
-    service.start(tick_interval=None)
-    for number, line in enumerate(LINES, 1):
-        data = {k: v for k, v in line.items() if k not in ("kind", "t")}
-        service.feed(Input(line["kind"], {**data, "line": number}, 0.0, t=float(line["t"])))
-    assert service.wait_processed(timeout=60)
-    service.stop()
-    result = logged(log), log.events()
-    log.close()
-    return result
 
 
 def progress_until(stdout: Any, line_number: int) -> list[dict[str, Any]]:
@@ -64,7 +46,7 @@ def process_state(pid: int) -> str:
 
 
 def test_sigstop_then_sigkill_lose_and_double_nothing(tmp_path: Path) -> None:
-    want_inputs, want_events = scripted_reference(tmp_path)
+    want_inputs, want_events = reference(tmp_path, LINES, scripted=True)   # the script's own times
     config = tmp_path / "table.toml"
     config.write_text(tomli_w.dumps({
         "table": {"id": SETTINGS.table_id, "rules": RULES, "players": list(SETTINGS.players),
