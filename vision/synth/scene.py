@@ -152,11 +152,15 @@ class Renderer:
         to_canvas3 = np.vstack([self.to_canvas, [0, 0, 1]])
         self.canvas_to_image = self.table_to_image @ np.linalg.inv(to_canvas3)
         shape = (self.canvas_size[1], self.canvas_size[0])
-        self.background = table_surface(style, shape, self.ppm, rng)
+        self.background = self._surface(shape, rng)
         self.gloss_base = np.zeros(shape, np.float32)
         if markers:
             self._draw_markers()
         self.gain, self.glare = light_field(style, (size[1], size[0]), rng)
+
+    def _surface(self, shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
+        """The bare table (H, W, 3) float32 at the canvas's scale; a subclass may lay another."""
+        return table_surface(self.style, shape, self.ppm, rng)
 
     def _draw_markers(self) -> None:
         white = np.full((1,), 1.0, np.float32)
@@ -261,8 +265,13 @@ class Renderer:
         )
         image = warped[..., :3] * self.gain[..., None]
         image += (self.glare * (0.25 + 0.75 * warped[..., 3]))[..., None]
-        pixels = camera_effects(np.clip(image, 0, 1.2), self.style, rng)
+        pixels = self._camera(np.clip(image, 0, 1.2), rng)
         return Frame(pixels, scene.labels(self.table_to_image), self.table_to_image, scene, t)
+
+    def _camera(self, image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The camera's own marks on the lit float frame (H, W, 3) -> uint8 BGR; a subclass may
+        film through another camera (the widened renderer's webcams)."""
+        return camera_effects(image, self.style, rng)
 
 
 def render_scene(scene: Scene, style: Style, size: tuple[int, int] = (1920, 1080), seed: int = 0) -> Frame:

@@ -99,6 +99,8 @@ def face_sprite(style: Style, a: int, b: int, scale: float) -> Sprite:
     mid_x, mid_y = TILE_LENGTH_MM / 2 * ss, TILE_WIDTH_MM / 2 * ss
     dark_body = float(np.mean(body)) < 0.4
     divider: Colour = (0.75, 0.75, 0.75) if dark_body else tuple(c * 0.12 for c in body)  # type: ignore[assignment]
+    if style.divider_colour is not None:
+        divider = style.divider_colour
     line = np.zeros(colour.shape[:2], np.uint8)
     cv2.line(
         line,

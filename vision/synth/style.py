@@ -34,6 +34,8 @@ PIP_PALETTE: tuple[Colour, ...] = (
     (0.35, 0.35, 0.35),  # 11 grey
     (0.45, 0.15, 0.75),  # 12 crimson
 )
+# A palette colour whose brightest channel is below this is lost on a black face.
+DARK_PIP = 0.3
 TABLES = ("felt_green", "felt_blue", "wood", "plain")
 PINS = (None, "brass", "steel")
 
@@ -58,14 +60,27 @@ class Style:
     blur: float = 0.5  # Gaussian sigma in pixels
     noise: float = 2.0  # sensor noise sigma in 0..255 levels
     jpeg_quality: int = 90  # 0 = no compression
+    # The widened renderer's sets (vision.synth.widened); the defaults leave every other style as
+    # it always was. `face_colour` paints the face in any colour (a pink or a green set) instead of
+    # `tile_body`'s; `pip_ink` is the one colour of every pip when `pips` is "ink"; `pips`
+    # "coloured_bright" is the per-value palette with its near-black values in white, as sets with
+    # coloured pips on black faces print them; `divider_colour` replaces the divider's usual shade.
+    face_colour: Colour | None = None
+    pip_ink: Colour | None = None
+    divider_colour: Colour | None = None
 
     @property
     def body_colour(self) -> Colour:
-        return TILE_BODIES[self.tile_body]
+        return self.face_colour if self.face_colour is not None else TILE_BODIES[self.tile_body]
 
     def pip_colour(self, value: int) -> Colour:
         if self.pips == "coloured":
             return PIP_PALETTE[value % len(PIP_PALETTE)]
+        if self.pips == "coloured_bright":
+            colour = PIP_PALETTE[value % len(PIP_PALETTE)]
+            return (0.92, 0.92, 0.92) if max(colour) < DARK_PIP else colour
+        if self.pips == "ink" and self.pip_ink is not None:
+            return self.pip_ink
         if self.pips == "white":
             return (0.95, 0.95, 0.95)
         return (0.05, 0.05, 0.05)
