@@ -2,7 +2,9 @@
 
 `scene.render_scene(scene, style, size, seed)` draws one frame; `random_scenes.random_scene` and
 `style.random_style` give
-the variety the dataset generator (`python -m vision.synth.dataset`) and the game film need.
+the variety the dataset generator (`python -m vision.synth.dataset`) and the game film need;
+`widened.render_widened` a wider one (textured and cluttered tables, sets of every colour, poor
+webcams) for training and testing a learned reader.
 Everything is deterministic from a seed.
 """
 
