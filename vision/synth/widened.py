@@ -79,7 +79,6 @@ class Widening:
     surface: str
     set_name: str
     max_pip: int
-    camera: webcam.Webcam | None = None
     shadow_edge: bool = False
     sheen: float = 0.0  # peak of the specular band over a wrapped or glossy tile, 0 = none
     wrap_share: float = 0.0  # share of tiles that get it
