@@ -121,8 +121,8 @@ def widened_set(rng: np.random.Generator) -> tuple[str, dict[str, object]]:
 def widened_style(rng: np.random.Generator, max_pip: int | None = None) -> tuple[Style, Widening]:
     """A style and its widening drawn from the whole widened variety."""
     base = random_style(rng)  # light, lamp and camera ranges of the plain dataset, then widened
-    if max_pip is None:
-        max_pip = int(rng.choice([m for m, _ in MAX_PIPS], p=[p for _, p in MAX_PIPS]))
+    drawn = int(rng.choice([m for m, _ in MAX_PIPS], p=[p for _, p in MAX_PIPS]))
+    max_pip = drawn if max_pip is None else max_pip  # drawn either way: the rest of the frame stays
     set_name, fields = widened_set(rng)
     textured = rng.random() < 0.75
     # Felt, wood and plain cloth keep the plain dataset's colours for them (`base.table_colour`).
