@@ -1,21 +1,33 @@
 """Tile-reading accuracy: the real photos, and rendered tables when `vision.synth` is present.
 
     python -m benchmarks.vision_accuracy [DIR] [--synthetic N] [--seed S] [--jobs J]
+        [--widened N [--widened-seed S]] [--size WxH] [--json FILE] [--no-photos]
 
 DIR (default: the shared real photos) is scored like `domino-referee vision eval DIR`: tile
 identity precision and recall (multiset of values per image), exact images (every tile right,
 nothing extra), face-down count error and joins. With `vision.synth` importable, N rendered
 1920x1080 tables (default 500, seeds S..S+N-1; `--size 4000x3000` renders 12 MP ones) are scored
 the same way; `--synthetic 0` skips them. A bar on standard error shows progress on a terminal.
-"""
+
+`--widened N` scores N frames of the widened renderer (`vision.synth.widened.render_widened`,
+seeds S..S+N-1 with `--widened-seed S`, default 0; training draws from seeds 1,000,000 and up, so
+these are held out), each read with its set's `max_pip`, against issue 14's goals: precision and
+recall >= 0.995, >= 97 % of images exact, and at most 1 false tile per 100 images on cluttered and
+on textured surfaces. It breaks the figures down by surface, textured or not, cluttered or not,
+camera, set size, face colour and family (tables, clutter-only frames). `--json FILE` writes every
+figure, with each widened image's extra and missing tiles."""
 
 from __future__ import annotations
 
 import argparse
 import functools
+import json
 import multiprocessing
+import statistics
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -97,9 +109,167 @@ def report(title: str, scores: list[ImageScore], seconds: float) -> dict[str, An
     return total
 
 
+# --- The widened held-out set (issue 14, "Must show") ---------------------------------------------
+# Goals for the widened renderer's held-out seeds: tile precision and recall, the share of images
+# with every tile right and nothing extra, and false tiles per 100 images on cluttered and on
+# textured surfaces (every predicted tile that matches no label, `ImageScore.extra`).
+WIDENED_GOAL = 0.995
+WIDENED_EXACT_GOAL = 0.97
+FALSE_TILES_GOAL = 1.0
+# The widened families an image is counted in, one value each (see `widened_families`).
+DIMENSIONS = ("surface", "textured", "cluttered", "camera", "set size", "face", "family")
+# The subsets the false-tile goal is judged on.
+FALSE_TILE_SUBSETS: dict[str, Callable[[dict[str, str]], bool]] = {
+    "cluttered": lambda f: f["cluttered"] == "yes",
+    "textured": lambda f: f["textured"] == "yes",
+    "cluttered or textured": lambda f: f["cluttered"] == "yes" or f["textured"] == "yes",
+}
+
+FrameReader = Callable[[Any], dict[str, Any]]  # a synth Frame -> a `TableView.to_json()` document
+
+
+def read_frame(frame: Any) -> dict[str, Any]:
+    """The reader under test, told the set's size as a user would be (`max_pip`)."""
+    return read_image(frame.image, max_pip=int(frame.labels["max_pip"])).to_json()
+
+
+def widened_families(labels: dict[str, Any]) -> dict[str, str]:
+    """The family of each dimension a widened frame's labels put it in."""
+    return {
+        "surface": str(labels["surface"]),
+        "textured": "yes" if labels["textured"] else "no",
+        "cluttered": "yes" if labels["clutter"] else "no",  # any object laid on the table
+        "camera": str(labels["camera"]),
+        "set size": f"double-{labels['max_pip']}",
+        "face": str(labels["set"]).split("/")[0],  # the set's face colour ("pink", "ivory", ...)
+        "family": str(labels["family"]),  # "table" or "clutter-only"
+    }
+
+
+@dataclass(frozen=True)
+class WidenedResult:
+    seed: int
+    score: ImageScore
+    families: dict[str, str]
+    seconds: float  # CPU seconds of reading (not rendering)
+
+
+def score_widened_seed(seed: int, size: tuple[int, int] = (1920, 1080),
+                       reader: FrameReader = read_frame) -> WidenedResult:
+    """Render widened frame `seed` at `size` (width, height) and score `reader` on it."""
+    from vision.synth.widened import render_widened
+
+    frame = render_widened(seed, size)
+    started = time.process_time()
+    seen = reader(frame)
+    seconds = time.process_time() - started
+    return WidenedResult(seed, score_image(f"widened-{seed}", seen, frame.labels),
+                         widened_families(frame.labels), seconds)
+
+
+def score_widened(count: int, seed: int = 0, jobs: int = 1, size: tuple[int, int] = (1920, 1080),
+                  reader: FrameReader = read_frame) -> list[WidenedResult] | None:
+    """Widened seeds `seed`..`seed + count - 1`, in order, in `jobs` processes; None without
+    `vision.synth`."""
+    try:
+        import vision.synth.widened  # noqa: F401
+    except ImportError:
+        return None
+    read = functools.partial(score_widened_seed, size=size, reader=reader)
+    seeds = range(seed, seed + count)
+    if jobs <= 1:
+        return list(progress(map(read, seeds), total=count, what="widened tables"))
+    with multiprocessing.Pool(jobs) as pool:
+        return list(progress(pool.imap(read, seeds), total=count, what="widened tables"))
+
+
+def _figures(results: list[WidenedResult]) -> dict[str, Any]:
+    scores = [r.score for r in results]
+    figures = summarise(scores)
+    false_tiles = sum(sum(s.extra.values()) for s in scores)
+    figures.update(
+        tiles_right=sum(s.true_positives for s in scores), tiles_seen=sum(s.predicted for s in scores),
+        tiles_labelled=sum(s.labelled for s in scores), false_tiles=false_tiles,
+        false_tiles_per_100_images=round(100 * false_tiles / len(scores), 2) if scores else 0.0,
+        missed_tiles=sum(sum(s.missing.values()) for s in scores),
+        read_cpu_mean_s=round(statistics.fmean(r.seconds for r in results), 3) if results else None,
+        read_cpu_median_s=round(statistics.median(r.seconds for r in results), 3) if results else None,
+        read_cpu_max_s=round(max(r.seconds for r in results), 3) if results else None,
+    )
+    return figures
+
+
+def widened_figures(results: list[WidenedResult]) -> dict[str, Any]:
+    """Every figure of a widened run: overall against the goals, per family of each dimension,
+    false tiles on cluttered and textured surfaces, and each image's extra and missing tiles."""
+    overall = _figures(results)
+    overall.update(
+        precision_met=overall["precision"] >= WIDENED_GOAL, recall_met=overall["recall"] >= WIDENED_GOAL,
+        exact_met=overall["exact_accuracy"] >= WIDENED_EXACT_GOAL,
+    )
+    families: dict[str, dict[str, Any]] = {}
+    for dimension in DIMENSIONS:
+        values = sorted({r.families[dimension] for r in results})
+        families[dimension] = {v: _figures([r for r in results if r.families[dimension] == v])
+                               for v in values}
+    false_tiles = {}
+    for subset, member in FALSE_TILE_SUBSETS.items():
+        figures = _figures([r for r in results if member(r.families)])
+        false_tiles[subset] = {
+            "images": figures["images"], "false_tiles": figures["false_tiles"],
+            "per_100_images": figures["false_tiles_per_100_images"],
+            "met": figures["false_tiles_per_100_images"] <= FALSE_TILES_GOAL,
+        }
+    images = [{"name": r.score.name, "seed": r.seed, **r.families, "exact": r.score.exact,
+               "tiles_labelled": r.score.labelled, "tiles_seen": r.score.predicted,
+               "tiles_right": r.score.true_positives, "extra": r.score.extra, "missing": r.score.missing,
+               "read_cpu_s": round(r.seconds, 4)} for r in results]
+    return {"goals": {"precision": WIDENED_GOAL, "recall": WIDENED_GOAL, "exact_share": WIDENED_EXACT_GOAL,
+                      "false_tiles_per_100_images": FALSE_TILES_GOAL},
+            "overall": overall, "families": families, "false_tiles": false_tiles, "images": images}
+
+
+def _met(ok: bool) -> str:
+    return "met" if ok else "not met"
+
+
+def widened_report(title: str, figures: dict[str, Any]) -> None:
+    """Print `widened_figures` for a terminal or a log."""
+    total = figures["overall"]
+    print(f"{title}: {total['images']} images, reading CPU per image mean {total['read_cpu_mean_s']} s, "
+          f"median {total['read_cpu_median_s']} s, max {total['read_cpu_max_s']} s")
+    print(f"  tiles: {total['tiles_right']} right of {total['tiles_seen']} seen and "
+          f"{total['tiles_labelled']} labelled; {total['false_tiles']} false, {total['missed_tiles']} missed")
+    print(f"  tile precision {total['precision']:.4f} (goal {WIDENED_GOAL}: {_met(total['precision_met'])})  "
+          f"recall {total['recall']:.4f} (goal {WIDENED_GOAL}: {_met(total['recall_met'])})")
+    print(f"  exact images {total['exact_images']}/{total['images']} ({total['exact_accuracy']:.3f}; "
+          f"goal {WIDENED_EXACT_GOAL}: {_met(total['exact_met'])})")
+    for subset, row in figures["false_tiles"].items():
+        print(f"  false tiles on {subset} surfaces: {row['false_tiles']} in {row['images']} images, "
+              f"{row['per_100_images']} per 100 images (goal <= {FALSE_TILES_GOAL:g}: {_met(row['met'])})")
+    width = max((len(v) for d in figures["families"].values() for v in d), default=8) + 2
+    print(f"  {'':<{width + 2}}{'images':>7}{'precision':>11}{'recall':>8}{'exact':>13}"
+          f"{'false':>7}{'/100':>8}{'missed':>8}{'CPU s':>8}")
+    for dimension, values in figures["families"].items():
+        print(f"  by {dimension}:")
+        for value, row in values.items():
+            exact = f"{row['exact_images']}/{row['images']} {row['exact_accuracy']:.2f}"
+            print(f"    {value:<{width}}{row['images']:>7}{row['precision']:>11.4f}{row['recall']:>8.4f}"
+                  f"{exact:>13}{row['false_tiles']:>7}{row['false_tiles_per_100_images']:>8.1f}"
+                  f"{row['missed_tiles']:>8}{row['read_cpu_mean_s']:>8.2f}")
+    wrong = [image for image in figures["images"] if not image["exact"]]
+    for image in wrong[:10]:
+        print(f"    {image['name']} ({image['surface']}, {image['camera']}, {image['set size']}):"
+              f" extra {image['extra']} missing {image['missing']}")
+    if len(wrong) > 10:
+        print(f"    ... and {len(wrong) - 10} more inexact images (all in --json)")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.vision_accuracy", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.vision_accuracy", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", nargs="?", type=Path, default=REAL_PHOTOS)
+    parser.add_argument("--no-photos", action="store_true", help="skip the labelled folder")
     parser.add_argument("--synthetic", type=int, default=500, metavar="N")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--progress", type=int, default=0, metavar="K",
@@ -108,6 +278,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="render and read the tables in J processes (same results)")
     parser.add_argument("--size", default="1920x1080", metavar="WxH",
                         help="render the tables at this size, e.g. 4000x3000 (default 1920x1080)")
+    parser.add_argument("--widened", type=int, default=0, metavar="N",
+                        help="score N frames of the widened renderer (default 0: none)")
+    parser.add_argument("--widened-seed", type=int, default=0, metavar="S",
+                        help="first widened seed (default 0; training uses 1,000,000 and up)")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="write every figure to FILE")
     args = parser.parse_args(argv)
     try:
         width, height = (int(side) for side in args.size.lower().split("x"))
@@ -115,16 +290,34 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--size must be WIDTHxHEIGHT, got {args.size!r}")
     if width < 64 or height < 64:
         parser.error(f"--size must be at least 64x64, got {args.size!r}")
-    scores, seconds = score_folder(args.folder)
-    sys.stdout.flush()
-    report(f"labelled folder {args.folder.resolve().name}", scores, seconds)
+    if args.widened < 0 or args.widened_seed < 0:
+        parser.error("--widened and --widened-seed must not be negative")
+    document: dict[str, Any] = {"argv": sys.argv[1:] if argv is None else argv}
+    if not args.no_photos:
+        scores, seconds = score_folder(args.folder)
+        sys.stdout.flush()
+        document["photos"] = report(f"labelled folder {args.folder.resolve().name}", scores, seconds)
     if args.synthetic > 0:
         synthetic = score_synthetic(args.synthetic, args.seed, args.progress, args.jobs, (width, height))
         if synthetic is None:
             print("rendered tables: skipped (vision.synth is not in this checkout)")
         else:
-            report(f"rendered {width}x{height} tables, seeds {args.seed}..{args.seed + args.synthetic - 1}",
-                   *synthetic)
+            document["synthetic"] = report(
+                f"rendered {width}x{height} tables, seeds {args.seed}..{args.seed + args.synthetic - 1}",
+                *synthetic)
+    if args.widened > 0:
+        results = score_widened(args.widened, args.widened_seed, args.jobs, (width, height))
+        if results is None:
+            print("widened tables: skipped (vision.synth is not in this checkout)")
+        else:
+            last = args.widened_seed + args.widened - 1
+            figures = widened_figures(results)
+            widened_report(f"widened {width}x{height} tables, seeds {args.widened_seed}..{last} (held out)",
+                           figures)
+            document["widened"] = {"seeds": [args.widened_seed, last], "size": [width, height], **figures}
+    if args.json:
+        args.json.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+        print(f"figures written to {args.json}")
     return 0
 
 
