@@ -17,13 +17,16 @@ from vision.markers import on_marker
 
 
 def channel_min(image_bgr: np.ndarray) -> np.ndarray:
-    """(H, W) smallest of the three channels (much faster than `.min(axis=2)`)."""
-    return cv2.min(cv2.min(image_bgr[..., 0], image_bgr[..., 1]), image_bgr[..., 2])
+    """(H, W) smallest of the three channels (much faster than `.min(axis=2)`; split first, as
+    OpenCV copies a strided channel view anyway)."""
+    blue, green, red = cv2.split(image_bgr)
+    return cv2.min(cv2.min(blue, green), red)
 
 
 def channel_max(image_bgr: np.ndarray) -> np.ndarray:
     """(H, W) largest of the three channels."""
-    return cv2.max(cv2.max(image_bgr[..., 0], image_bgr[..., 1]), image_bgr[..., 2])
+    blue, green, red = cv2.split(image_bgr)
+    return cv2.max(cv2.max(blue, green), red)
 
 
 def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
@@ -152,17 +155,23 @@ def ink_ratio(image_bgr: np.ndarray, *, polarity: str = "dark", window: int = 31
     op = cv2.MORPH_CLOSE if polarity == "dark" else cv2.MORPH_OPEN
     envelope = cv2.morphologyEx(small, op, kernel)
     envelope = cv2.GaussianBlur(envelope, (0, 0), max(1.0, k / 6))
-    envelope = cv2.resize(envelope, (width, height), interpolation=cv2.INTER_LINEAR).astype(np.float32)
-    channel = channel.astype(np.float32)
+    envelope = cv2.resize(envelope, (width, height), interpolation=cv2.INTER_LINEAR)
+    # Channel and envelope are whole levels (uint8): the differences and the floor are taken
+    # exactly in uint8, and only the ratio is float32 (the same values as in float throughout).
+    # Neither ratio can leave [0, 1]: the envelope is clamped to the channel first.
     if polarity == "dark":
-        envelope = np.maximum(envelope, channel)
+        envelope = cv2.max(envelope, channel)
         # On a dark surface the min-channel is a few levels of sensor noise, and ratios of noise
         # are anything: a mark must also be darker by a share of a quarter of full scale.
-        ink: np.ndarray = np.clip((envelope - channel) / np.maximum(envelope, DARK_FLOOR), 0.0, 1.0)
+        ink: np.ndarray = cv2.divide(cv2.subtract(envelope, channel).astype(np.float32),
+                                     cv2.max(envelope, DARK_FLOOR).astype(np.float32))
         return ink
-    envelope = np.minimum(envelope, channel)
-    ink = np.clip((channel - envelope) / 255.0, 0.0, 1.0)
+    envelope = cv2.min(envelope, channel)
+    ink = cv2.LUT(cv2.subtract(channel, envelope), _LEVELS)
     return ink
+
+
+_LEVELS = np.arange(256, dtype=np.float32) / 255.0  # uint8 level -> share of full scale
 
 
 def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
