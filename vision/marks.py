@@ -192,6 +192,8 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
     # The patch of a component is padded just enough that the opening sees all of it (the line
     # reaches half its kernel from its anchor, and may miss the anchor by a pixel).
     pad = kernels[0].shape[0] // 2 + 2
+    # A line fits in no component narrower or lower than the line's own box.
+    reach = [(int(np.ptp(np.nonzero(k)[1])) + 1, int(np.ptp(np.nonzero(k)[0])) + 1) for k in kernels]
     found: list[Bar] = []
     # Most components are specks of noise: drop them before any per-component work.
     sides = np.maximum(stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT])
@@ -201,7 +203,9 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
         x, y, w, h, _area = (int(v) for v in stats[index])
         patch = (labels[y:y + h, x:x + w] == index).astype(np.uint8)
         patch = cv2.copyMakeBorder(patch, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
-        for kernel in kernels:
+        for kernel, (reach_x, reach_y) in zip(kernels, reach, strict=True):
+            if w < reach_x or h < reach_y:
+                continue
             # An opening, as cv2.morphologyEx does it, but a line that fits nowhere needs no dilation.
             opened = cv2.erode(patch, kernel)
             if not cv2.countNonZero(opened):
