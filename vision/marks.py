@@ -192,6 +192,7 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
     # The patch of a component is padded just enough that the opening sees all of it (the line
     # reaches half its kernel from its anchor, and may miss the anchor by a pixel).
     pad = kernels[0].shape[0] // 2 + 2
+    spread = kernels[0].shape[0] // 2 + 1
     # A line fits in no component narrower or lower than the line's own box.
     reach = [(int(np.ptp(np.nonzero(k)[1])) + 1, int(np.ptp(np.nonzero(k)[0])) + 1) for k in kernels]
     found: list[Bar] = []
@@ -207,16 +208,21 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
             if w < reach_x or h < reach_y:
                 continue
             # An opening, as cv2.morphologyEx does it, but a line that fits nowhere needs no dilation.
-            opened = cv2.erode(patch, kernel)
-            if not cv2.countNonZero(opened):
+            eroded = cv2.erode(patch, kernel)
+            ex, ey, ew, eh = cv2.boundingRect(eroded)
+            if not ew:
                 continue
-            opened = cv2.dilate(opened, kernel)
+            # The dilation reaches half a kernel from what the erosion kept: only that box
+            # (with a pixel to spare) needs it, and the contours.
+            x1, y1 = min(ex + ew + spread, patch.shape[1]), min(ey + eh + spread, patch.shape[0])
+            ex, ey = max(ex - spread, 0), max(ey - spread, 0)
+            opened = cv2.dilate(eroded[ey:y1, ex:x1], kernel)
             if cv2.countNonZero(opened) < min_length * pip_diameter * 0.7:
                 continue  # nothing left as long as a bar
             # Each outer contour is one 8-connected piece of what the line kept, in the
             # coordinates of a patch padded by `line`.
             contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE,
-                                           offset=(line - pad, line - pad))
+                                           offset=(ex + line - pad, ey + line - pad))
             for contour in contours:
                 _, _, pw, ph = cv2.boundingRect(contour)
                 if max(pw, ph) < min_length * pip_diameter * 0.7:
