@@ -7,6 +7,7 @@ the light level; the envelope is a grey closing computed at reduced resolution t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -490,18 +491,23 @@ def _distinct(bars: list[Bar], pip_diameter: float) -> list[Bar]:
     order = sorted(range(len(bars)), key=lambda k: -bars[k].length)
     centers = np.array([bars[k].center for k in order], np.float32).reshape(-1, 2)
     dirs = np.array([bars[k].direction for k in order], np.float32).reshape(-1, 2)
-    rivals: list[list[int]] = [[] for _ in order]  # longer bars (earlier in `order`) close to each
+    later, earlier = [], []  # pairs of positions in `order`: a bar and a longer one close to it
     for start in range(0, len(order), 256):
         rows = slice(start, start + 256)
         offset = centers[None, :start + 256] - centers[rows, None]
         close = ((np.hypot(offset[..., 0], offset[..., 1]) <= 0.5 * pip_diameter)
                  & (np.abs(dirs[rows] @ dirs[:start + 256].T) >= 0.9))
-        for row, earlier in zip(*np.nonzero(close), strict=True):
-            if earlier < start + row:
-                rivals[start + row].append(int(earlier))
-    kept = np.zeros(len(order), bool)
-    for position, before in enumerate(rivals):
-        kept[position] = not any(kept[k] for k in before)
+        row, column = np.nonzero(close)
+        row += start
+        later.append(row[column < row])
+        earlier.append(column[column < row])
+    kept = np.ones(len(order), bool)  # a bar no longer one is close to stays
+    rival_of, rival = (np.concatenate(later), np.concatenate(earlier)) if later else (np.empty(0, int),) * 2
+    if rival_of.size:  # sorted by rival_of
+        positions, starts = np.unique(rival_of, return_index=True)
+        ends = np.append(starts[1:], rival_of.size)
+        for position, first, last in zip(positions.tolist(), starts.tolist(), ends.tolist(), strict=True):
+            kept[position] = not kept[rival[first:last]].any()
     return [bars[order[position]] for position in np.flatnonzero(kept).tolist()]
 
 
@@ -519,9 +525,9 @@ def _rect_of_points(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, 
     if points.shape[0] < 3:
         return None
     (cx, cy), (a, b), angle = cv2.minAreaRect(points)
-    theta = np.deg2rad(angle)
+    theta = math.radians(angle)  # as np.deg2rad, without numpy's per-call cost (called per piece)
     if a < b:
-        theta += np.pi / 2
+        theta += math.pi / 2
     a, b = max(a, b) + 1.0, min(a, b) + 1.0
-    direction = np.array([np.cos(theta), np.sin(theta)], np.float32)
+    direction = np.array([math.cos(theta), math.sin(theta)], np.float32)
     return np.array([cx, cy], np.float32), direction, float(a), float(b)
