@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from vision.facedown import find_face_down
-from vision.image import checked_bgr
+from vision.image import checked_bgr, load_image
 from vision.markers import find_markers
 from vision.marks import envelope_size, estimate_pip_diameter, find_bars, ink_ratio
 from vision.progress import progress
@@ -88,7 +88,7 @@ def frames(count: int, real: bool) -> list[tuple[str, np.ndarray]]:
 
         out += [(f"seed {seed}", render_example(seed).image) for seed in range(count)]
     if real:
-        out += [(path.name, cv2.imread(str(path))) for path in sorted(REAL_PHOTOS.iterdir())
+        out += [(path.name, load_image(path)) for path in sorted(REAL_PHOTOS.iterdir())
                 if path.suffix in (".jpeg", ".jpg", ".png")]
     return out
 

@@ -165,7 +165,7 @@ def ink_ratio(image_bgr: np.ndarray, *, polarity: str = "dark", window: int = 31
         # On a dark surface the min-channel is a few levels of sensor noise, and ratios of noise
         # are anything: a mark must also be darker by a share of a quarter of full scale.
         ink: np.ndarray = cv2.divide(cv2.subtract(envelope, channel).astype(np.float32),
-                                     cv2.max(envelope, DARK_FLOOR).astype(np.float32))
+                                     np.maximum(envelope, np.uint8(DARK_FLOOR)).astype(np.float32))
         return ink
     envelope = cv2.min(envelope, channel)
     ink = cv2.LUT(cv2.subtract(channel, envelope), _LEVELS)
@@ -430,8 +430,9 @@ def _bridged(bars: list[Bar], max_gap: float,
     # The same float32 arithmetic as on each bar's own arrays.
     centres32 = np.array([b.center for b in bars], np.float32).reshape(-1, 2)
     axes = unit[pairs].astype(np.float32)
-    inner_first = centres32[first_i[pairs]] + axes * (lengths[first_i[pairs]] / 2).astype(np.float32)[:, None]
-    inner_second = centres32[second_i[pairs]] - axes * (lengths[second_i[pairs]] / 2).astype(np.float32)[:, None]
+    halves = (lengths / 2).astype(np.float32)[:, None]
+    inner_first = centres32[first_i[pairs]] + axes * halves[first_i[pairs]]
+    inner_second = centres32[second_i[pairs]] - axes * halves[second_i[pairs]]
     gap_centres = ((inner_first + inner_second) / 2).astype(np.float64)
     crossed = (seams(gap_centres, axes.astype(np.float64)) if seams is not None and pairs.size
                else np.zeros(pairs.size, bool))
