@@ -246,6 +246,12 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
     pieces, lines = [], []
     short = (sides >= 0.8 * pip_diameter) & ((sides < min_length * pip_diameter)
                                              | (barren[1:] & (sides < 6 * pip_diameter)))
+    # A piece's rectangle (sides + 1, as `_rect_of_points` gives them) holds its n pixels, so
+    # n <= length * thickness (a convex region of area A and perimeter P holds at most
+    # A + P / 2 + 1 lattice points), and its length is at most the bounding box's diagonal
+    # sqrt(w^2 + h^2): a piece with w^2 + h^2 < min_elongation * n can be no thin mark (a pip).
+    box = stats[1:, [cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT]].astype(np.int64)
+    short &= (box * box).sum(axis=1) >= min_elongation * stats[1:, cv2.CC_STAT_AREA]
     for index in (np.nonzero(short)[0] + 1).tolist():
         x, y, w, h, _area = (int(v) for v in stats[index])
         points = np.argwhere(labels[y:y + h, x:x + w] == index)[:, ::-1].astype(np.int32)
