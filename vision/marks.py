@@ -205,6 +205,7 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
         x, y, w, h, _area = (int(v) for v in stats[index])
         patch = (labels[y:y + h, x:x + w] == index).astype(np.uint8)
         patch = cv2.copyMakeBorder(patch, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+        offset = np.array([x - line, y - line], np.float32)
         for kernel, (reach_x, reach_y) in zip(kernels, reach, strict=True):
             if w < reach_x or h < reach_y:
                 continue
@@ -235,7 +236,6 @@ def find_bars(ink: np.ndarray, pip_diameter: float, *, threshold: float = 0.4,
                 if length < min_length * pip_diameter or not (
                         min_elongation <= length / thickness <= max_elongation):
                     continue
-                offset = np.array([x - line, y - line], np.float32)
                 found.append(Bar(center + offset, direction, length, thickness, polarity))
         barren[index] = len(found) == before
     found = _distinct(found, pip_diameter)
