@@ -81,16 +81,27 @@ def stage_times(frame: np.ndarray, repeat: int) -> dict[str, float]:
     return times
 
 
-def frames(count: int, real: bool) -> list[tuple[str, np.ndarray]]:
-    out: list[tuple[str, np.ndarray]] = []
+def frames(count: int, real: bool) -> dict[str, list[np.ndarray]]:
+    """The benchmark's images by group: rendered 1080p tables, and the real photos."""
+    out: dict[str, list[np.ndarray]] = {}
     if count:
         from vision.synth.dataset import render_example
 
-        out += [(f"seed {seed}", render_example(seed).image) for seed in range(count)]
+        out[f"{count} rendered 1920x1080 tables"] = [render_example(seed).image for seed in range(count)]
     if real:
-        out += [(path.name, load_image(path)) for path in sorted(REAL_PHOTOS.iterdir())
-                if path.suffix in (".jpeg", ".jpg", ".png")]
+        out["the 13 shared real photos"] = [load_image(path) for path in sorted(REAL_PHOTOS.iterdir())
+                                            if path.suffix in (".jpeg", ".jpg", ".png")]
     return out
+
+
+def report(title: str, times: list[dict[str, float]], repeat: int) -> None:
+    print(f"{title}: median CPU ms on one core (fastest of {repeat} runs per image)")
+    for stage in STAGES:
+        ms = statistics.median(t[stage] for t in times)
+        print(f"  {stage:22s} {ms:7.1f} ms  {ms / FRAME_MS:5.2f} frame intervals")
+    total = statistics.median(sum(t.values()) for t in times)
+    print(f"  {'all (median of sums)':22s} {total:7.1f} ms  {total / FRAME_MS:5.2f} frame intervals "
+          f"({FRAME_MS:.1f} ms at 30 fps)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,21 +115,10 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"vision from {Path(vision.__file__).parent}; machine load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    images = frames(args.images, args.real)
-    per_stage: dict[str, list[float]] = {stage: [] for stage in STAGES}
-    totals = []
-    for _title, frame in progress(images, total=len(images), what="images"):
-        times = stage_times(frame, args.repeat)
-        for stage in STAGES:
-            per_stage[stage].append(times[stage])
-        totals.append(sum(times.values()))
-    print(f"median CPU ms on one core over {len(images)} images (fastest of {args.repeat} runs each)")
-    for stage in STAGES:
-        ms = statistics.median(per_stage[stage])
-        print(f"  {stage:22s} {ms:7.1f} ms  {ms / FRAME_MS:5.2f} frame intervals")
-    total = statistics.median(totals)
-    print(f"  {'all (median of sums)':22s} {total:7.1f} ms  {total / FRAME_MS:5.2f} frame intervals "
-          f"({FRAME_MS:.1f} ms at 30 fps)")
+    for title, images in frames(args.images, args.real).items():
+        times = [stage_times(frame, args.repeat)
+                 for frame in progress(images, total=len(images), what=title)]
+        report(title, times, args.repeat)
     return 0
 
 
