@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 # /usr/bin/chromedriver; nothing is downloaded at run time).
 DEB_PACKAGES := mosquitto mosquitto-clients simavr libsimavr-dev libelf-dev gcc-avr binutils-avr avr-libc socat make gcc chromium chromium-driver
 
-.PHONY: demo test lint typecheck pytest system-deps venv bench clean
+.PHONY: demo test lint typecheck pytest system-deps venv train-deps model bench clean
 
 venv: $(STAMP)
 
@@ -19,6 +19,20 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+
+# The optional `train` extra (PyTorch, CPU build) that `make model` and the training test need.
+TRAIN_STAMP := $(VENV)/.train-installed
+
+train-deps: $(TRAIN_STAMP)
+
+$(TRAIN_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -e '.[dev,train]'
+	touch $(TRAIN_STAMP)
+
+# Retrain the tile reader from nothing (renders its tables, harvests crops, trains, exports
+# vision/models/tilenet.onnx and its manifest): about 20 minutes on two cores.
+model: $(TRAIN_STAMP)
+	$(BIN)/python -m vision.train --out vision/models
 
 system-deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \

@@ -10,10 +10,21 @@ from vision.types import TableView
 
 
 def draw_view(image_bgr: np.ndarray, view: TableView) -> np.ndarray:
-    """A copy of the image with outlines (green, a-half edge thicker), values, confidence and joins."""
+    """A copy of the image with every candidate's verdict and confidence (thin), the tiles read
+    (green, a-half edge thicker) with values and confidence, the backs and the joins."""
     out = image_bgr.copy()
     scale = max(1.0, min(out.shape[:2]) / 600)
     thick = max(1, round(2 * scale))
+    # Every candidate the reader looked at, thin, coloured by its verdict: grey for not a tile,
+    # purple for a back, yellow for a face-up tile it did not keep (a kept one is drawn over it).
+    colours = {"not a tile": (150, 150, 150), "face-down": (160, 0, 160), "face-up": (0, 220, 255)}
+    for verdict in view.candidates:
+        corners = np.round(verdict.corners).astype(np.int32)
+        colour = colours.get(verdict.kind, (255, 255, 255))
+        cv2.polylines(out, [corners], True, colour, 1, cv2.LINE_AA)
+        at = corners.mean(axis=0).astype(int)
+        cv2.putText(out, f"{verdict.confidence:.2f}", (int(at[0]) - 12, int(at[1])), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.35 * scale, colour, 1, cv2.LINE_AA)
     for tile in view.tiles:
         corners = np.round(tile.corners).astype(np.int32)
         colour = (0, 200, 0) if tile.confidence >= 0.5 else (0, 200, 255)

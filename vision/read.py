@@ -1,9 +1,10 @@
 """`read_image`: every tile on a still image of a table, with values, outlines and joins.
 
-The stages, each a small function of its own module: find marks and the divider bars among them
-(`vision.marks`), fit a tile around each bar (`vision.detect`), read the pips of each half
-(`vision.pips`), keep one reading per place, find joins (`vision.layout`) and count the face-down
-tiles left over (`vision.facedown`).
+The stages, each a small module of its own, run by `vision.pipeline` top to bottom: bring the
+image to its working scale and propose a tile around every divider-like bar (`vision.proposals`),
+let the learned tile reader decide what each crop holds and where (`vision.crops`,
+`vision.tilenet`), keep one reading per place, find joins (`vision.layout`) and count the
+face-down tiles (`vision.facedown`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 from vision.errors import VisionError
 from vision.geometry import TileFrame, frame_from_corners
 from vision.pipeline import read_checked
+from vision.tilenet import MAX_PIPS
 from vision.types import SeenTile, TableView, tile_name
 
 __all__ = ["SeenTile", "TableView", "VisionError", "read_image", "tile_name"]
@@ -25,6 +27,7 @@ def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float
                tile_length_px: float | None = None) -> TableView:
     """Read every tile in `image_bgr` (uint8 (H, W, 3) BGR; grey and BGRA are converted).
 
+    `min_confidence` is the calibrated probability below which a reading is left out.
     `tile_length_px`, when the camera is calibrated, is a tile's long side in this image: a
     face-up reading far from that size (a heap of backs that looks like one big blank tile) is
     dropped, and one back's size comes from it even with no face-up tile in view.
@@ -32,8 +35,8 @@ def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float
     pixels. Raises `VisionError` naming what was wrong for None, a wrong dtype, shape or channel
     count, an empty, tiny or oversized image, or a `tile_length_px` that is no positive number.
     """
-    if not isinstance(max_pip, int) or max_pip < 1:
-        raise VisionError(f"max_pip must be a positive integer, got {max_pip!r}")
+    if not isinstance(max_pip, int) or not 1 <= max_pip <= MAX_PIPS:
+        raise VisionError(f"max_pip must be an integer from 1 to {MAX_PIPS}, got {max_pip!r}")
     if tile_length_px is not None and not (isinstance(tile_length_px, numbers.Real)
                                            and math.isfinite(tile_length_px) and tile_length_px > 0):
         raise VisionError(f"tile_length_px must be a positive number of pixels, got {tile_length_px!r}")

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["BoneyardChanged", "Desync", "Observation", "Resynced", "SeenTile", "TableView", "TileMoved",
-           "TilePlaced", "TileRemoved", "TilesRevealed", "tile_name"]
+           "TilePlaced", "TileRemoved", "TilesRevealed", "Verdict", "tile_name"]
 
 
 def tile_name(a: int, b: int) -> str:
@@ -43,13 +43,28 @@ class SeenTile:
 
 
 @dataclass(frozen=True)
+class Verdict:
+    """What the tile reader said of one candidate it looked at: for `--debug` pictures.
+
+    `corners` float32 (4, 2) image px where it last looked, `kind` one of `vision.tilenet.KINDS`,
+    `confidence` that kind's calibrated probability."""
+
+    corners: np.ndarray = field(repr=False)
+    kind: str
+    confidence: float
+
+
+@dataclass(frozen=True)
 class TableView:
-    """What one image shows: face-up tiles, face-down tiles and the joins between face-up tiles."""
+    """What one image shows: face-up tiles, face-down tiles and the joins between face-up tiles.
+
+    `candidates` holds the reader's verdict on every candidate it looked at (not in the JSON)."""
 
     tiles: tuple[SeenTile, ...]
     face_down_corners: tuple[np.ndarray, ...] = ()
     joins: tuple[tuple[str, str], ...] = ()
     join_halves: tuple[tuple[int, str, int, str], ...] = ()  # (tile index, 'a'/'b', index, 'a'/'b')
+    candidates: tuple[Verdict, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def face_down(self) -> int:

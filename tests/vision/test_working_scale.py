@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import vision.pipeline as pipeline
+import vision.proposals as proposals
 from tests.vision.conftest import Painted, paint_back, paint_tile, table
 from vision.errors import VisionError
 from vision.read import read_image
@@ -61,14 +62,13 @@ def test_every_stage_sees_at_most_the_working_image(hd_and_big, monkeypatch) -> 
             return stage(image, *args, **kwargs)
         return wrapped
 
-    for name in ("find_markers", "estimate_pip_diameter", "ink_ratio", "find_candidates"):
+    for name in ("find_markers", "estimate_pip_diameter", "ink_ratio"):
+        monkeypatch.setattr(proposals, name, spy(name, getattr(proposals, name)))
+    for name in ("crops", "find_face_down"):
         monkeypatch.setattr(pipeline, name, spy(name, getattr(pipeline, name)))
-    import vision.facedown
-    monkeypatch.setattr(vision.facedown, "find_face_down",
-                        spy("find_face_down", vision.facedown.find_face_down))
     assert len(read_image(big).tiles) == 5
-    assert {name for name, _ in seen} == {"find_markers", "estimate_pip_diameter", "ink_ratio",
-                                          "find_candidates", "find_face_down"}
+    assert {name for name, _ in seen} == {"find_markers", "estimate_pip_diameter", "ink_ratio", "crops",
+                                          "find_face_down"}
     # The reading's image carries a grey margin of a tenth of its short side on each side.
     assert max(pixels for _, pixels in seen) <= MAX_WORK_PIXELS * 1.2 ** 2
 

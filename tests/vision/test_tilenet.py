@@ -1,0 +1,116 @@
+"""The tile reader: the shipped model matches its manifest, runs in OpenCV, and its crops'
+geometry round-trips; the training script stays alive (a few steps, when the `train` extra is in)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from vision.crops import CROP_HEIGHT, CROP_WIDTH, crop, geometry_target, refined
+from vision.errors import VisionError
+from vision.geometry import TileFrame
+from vision.tilenet import (
+    GATE_FILE,
+    KINDS,
+    MANIFEST_FILE,
+    MAX_PIPS,
+    MODEL_DIR,
+    MODEL_FILE,
+    TileNet,
+    file_digest,
+    shipped,
+)
+
+MAX_MODEL_BYTES = 2 * 1024 * 1024
+
+
+def test_the_shipped_model_is_the_one_its_manifest_describes() -> None:
+    manifest = json.loads((MODEL_DIR / MANIFEST_FILE).read_text())
+    model = MODEL_DIR / manifest["model"]
+    assert file_digest(model) == manifest["sha256"]
+    assert model.stat().st_size == manifest["bytes"] < MAX_MODEL_BYTES
+    assert manifest["input"] == [3, CROP_HEIGHT, CROP_WIDTH]
+    assert manifest["kinds"] == list(KINDS) and manifest["max_pips"] == MAX_PIPS
+    figures = manifest["validation"]
+    assert figures["kind_accuracy"] > 0.97 and figures["pips_exact_on_face_up"] > 0.95
+    assert manifest["opencv_max_difference"] < 1e-3
+    gate = manifest["gate"]
+    assert file_digest(MODEL_DIR / gate["model"]) == gate["sha256"]
+    assert (MODEL_DIR / gate["model"]).stat().st_size == gate["bytes"] < MAX_MODEL_BYTES
+    assert gate["validation"]["face_up_passed"] > 0.99
+
+
+def test_the_model_reads_a_batch_in_opencv_with_probabilities() -> None:
+    rng = np.random.default_rng(1)
+    batch = rng.integers(0, 256, (5, CROP_HEIGHT, CROP_WIDTH, 3), dtype=np.uint8)
+    readings = shipped().read(batch)
+    assert len(readings) == 5
+    for probabilities in (readings.kind, readings.top, readings.bottom):
+        np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, atol=1e-4)
+    assert readings.geometry.shape == (5, 5)
+    assert len(shipped().read(batch[:0])) == 0
+    not_a_tile = shipped().gate(batch)
+    assert not_a_tile.shape == (5,) and np.all((not_a_tile >= 0) & (not_a_tile <= 1))
+
+
+def test_a_missing_or_mismatched_model_is_a_vision_error(tmp_path) -> None:
+    with pytest.raises(VisionError, match="cannot load the tile reader"):
+        TileNet(tmp_path)
+    for name in (MODEL_FILE, GATE_FILE):
+        (tmp_path / name).write_bytes((MODEL_DIR / name).read_bytes())
+    manifest = json.loads((MODEL_DIR / MANIFEST_FILE).read_text())
+    manifest["input"] = [3, 32, 32]
+    (tmp_path / MANIFEST_FILE).write_text(json.dumps(manifest))
+    with pytest.raises(VisionError, match="retrain it"):
+        TileNet(tmp_path)
+
+
+frames = st.builds(
+    lambda x, y, angle, w, aspect: TileFrame(
+        np.array([x, y], np.float32), np.array([math.cos(angle), math.sin(angle)], np.float32), w, w * aspect
+    ),
+    st.floats(0, 500),
+    st.floats(0, 500),
+    st.floats(-math.pi, math.pi),
+    st.floats(5, 60),
+    st.floats(1.5, 2.5),
+)
+
+
+@given(frames, frames)
+def test_a_geometry_target_refines_a_frame_onto_its_truth(frame: TileFrame, truth: TileFrame) -> None:
+    target, a_on_top = geometry_target(frame, truth)
+    moved = refined(frame, target)
+    np.testing.assert_allclose(moved.center, truth.center, atol=1e-2 * truth.half_width + 1e-3)
+    assert moved.half_width == pytest.approx(truth.half_width, rel=1e-4)
+    assert moved.half_length == pytest.approx(truth.half_length, rel=1e-4)
+    along = truth.along if a_on_top else -truth.along
+    np.testing.assert_allclose(moved.along, along, atol=1e-4)
+
+
+def test_a_crop_is_upright_with_the_a_half_on_top() -> None:
+    image = np.zeros((200, 200, 3), np.uint8)
+    image[50:100] = 255  # the upper band bright: a frame whose a-half points up sees it at the top
+    frame = TileFrame(np.array([100, 100], np.float32), np.array([1, 0], np.float32), 20, 40)
+    patch = crop(image, frame)
+    assert patch.shape == (CROP_HEIGHT, CROP_WIDTH, 3)
+    assert patch[: CROP_HEIGHT // 3].mean() > 200 > 50 > patch[-CROP_HEIGHT // 3 :].mean()
+
+
+def test_the_training_script_runs_a_few_steps_and_exports_a_readable_model(tmp_path) -> None:
+    if os.environ.get("CI") == "true":
+        import torch  # noqa: F401  (CI installs the train extra: its absence fails the run)
+    pytest.importorskip("torch", reason="the train extra is not installed (pip install -e '.[train]')")
+    from vision.train.fit import run
+
+    manifest = run(tmp_path, images=3, epochs=1, jobs=1, max_steps=3)
+    assert manifest["training"]["images"] == 3 and manifest["bytes"] < MAX_MODEL_BYTES
+    assert file_digest(tmp_path / MODEL_FILE) == manifest["sha256"]
+    reader = TileNet(tmp_path)
+    assert len(reader.read(np.zeros((2, CROP_HEIGHT, CROP_WIDTH, 3), np.uint8))) == 2

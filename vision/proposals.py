@@ -1,0 +1,159 @@
+"""Candidate tiles from geometry alone: where a face-up tile could lie, before anything reads it.
+
+A face-up domino's most telling shape is its divider: a straight mark across the middle of the
+face, a fixed share of the tile's width long. `propose` brings the image to the working scale
+(`vision.scale`, then pips of `WORK_PIP_PX`), finds every divider-like bar of either polarity
+(`vision.marks.find_bars`) and offers, around each, a frame of a tile that bar could divide.
+Recall comes first: pip rows, seams between tiles, grain and the edges of cards all give bars
+too, and the tile reader (`vision.tilenet`) decides which frames hold a tile.
+
+Shapes: the working image is uint8 (H, W, 3) BGR with a grey margin of `margin` px on each side;
+a proposal is a `TileFrame` in working-image px. `to_input` maps working px back to the input's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import cv2
+import numpy as np
+
+from vision.geometry import TileFrame
+from vision.image import checked_bgr
+from vision.markers import find_markers, on_marker
+from vision.marks import Bar, envelope_size, estimate_pip_diameter, find_bars, ink_ratio
+from vision.scale import coarse_factor, shrink
+
+WORK_PIP_PX = 11.0  # pips wider than this are shrunk to it: the answer needs no more pixels
+BAR_TO_WIDTH = 0.72  # a divider's typical length over the tile's width (sets range 0.45..0.95)
+TILE_ASPECT = 2.0  # a tile's length over its width (every common set)
+DARK_BAR_INK = 0.4  # ink ratio of a dark divider on a light face (`vision.marks.ink_ratio`)
+FAINT_BAR_INK = 0.3  # ... of a hairline divider, blurred to a faint line
+BRIGHT_BAR_INK = 0.3  # ... of a bright divider on a dark face
+MAX_FAINT_THICKNESS = 0.5  # pips: a faint bar thicker than this is merged pips, not a hairline
+MARGIN_SHARE = 0.1  # grey margin, a share of the shorter side: tiles cut by the border keep an edge
+# Two proposals this close are one: the reader's first look moves a frame this far anyway.
+SAME_PLACE = 0.25  # centres within this many half-widths ...
+SAME_DEGREES = 8.0  # ... axes within this angle ...
+SAME_SIZE = 0.15  # ... and half-widths within this ratio
+
+
+@dataclass(frozen=True)
+class WorkImage:
+    """The image every later stage reads, and how to map its pixels back to the input's."""
+
+    image: np.ndarray  # uint8 (H, W, 3) BGR at the working scale, with the grey margin
+    coarse: np.ndarray  # uint8 (h, w, 3) BGR at the coarse scale, without margin
+    coarse_factor: float  # input px * coarse_factor = coarse px
+    scale: float  # coarse px * scale + margin = working px
+    margin: int
+    pip: float  # pip diameter in working px
+    markers: tuple[np.ndarray, ...]  # ArUco outlines in coarse px
+
+    def to_input(self, points: np.ndarray) -> np.ndarray:
+        """(..., 2) working px -> input px."""
+        return ((np.asarray(points, np.float32) - self.margin) / (self.scale * self.coarse_factor)).astype(
+            np.float32
+        )
+
+    def from_input(self, points: np.ndarray) -> np.ndarray:
+        """(..., 2) input px -> working px."""
+        return (np.asarray(points, np.float32) * (self.scale * self.coarse_factor) + self.margin).astype(
+            np.float32
+        )
+
+
+def work_image(image_bgr: object, tile_length_px: float | None = None) -> WorkImage:
+    """The checked input brought to its working scale (see the module's docstring)."""
+    checked = checked_bgr(image_bgr)
+    factor = coarse_factor(checked.shape, tile_length_px)
+    coarse = shrink(checked, factor)
+    markers = tuple(find_markers(coarse))
+    pip = estimate_pip_diameter(coarse, markers=list(markers))
+    return at_pip(coarse, factor, markers, pip)
+
+
+def at_pip(coarse: np.ndarray, factor: float, markers: tuple[np.ndarray, ...], pip: float) -> WorkImage:
+    """The working image of `coarse` for pips `pip` coarse px wide: shrunk to `WORK_PIP_PX` pips."""
+    scale = min(1.0, WORK_PIP_PX / pip)
+    if scale < 0.95:
+        image = cv2.resize(coarse, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        pip *= scale
+    else:
+        scale, image = 1.0, coarse
+    margin = max(8, round(min(image.shape[:2]) * MARGIN_SHARE))
+    image = cv2.copyMakeBorder(
+        image, margin, margin, margin, margin, cv2.BORDER_CONSTANT, value=(128, 128, 128)
+    )
+    return WorkImage(image, coarse, factor, scale, margin, pip, markers)
+
+
+def with_pip(work: WorkImage, pip: float) -> WorkImage:
+    """`work` again, for pips `pip` coarse px wide (when the estimate proved wrong)."""
+    return at_pip(work.coarse, work.coarse_factor, work.markers, pip)
+
+
+def divider_bars(work: WorkImage) -> list[Bar]:
+    """Every bar of either polarity that could be a divider, none on a marker."""
+    image, pip = work.image, work.pip
+    bars: list[Bar] = []
+    for polarity, threshold in (("dark", DARK_BAR_INK), ("bright", BRIGHT_BAR_INK)):
+        ink = ink_ratio(image, polarity=polarity, window=envelope_size(image.shape, pip))
+        strong = find_bars(ink, pip, polarity=polarity, threshold=threshold)
+        bars += strong
+        if polarity == "dark":
+            bars += _faint(find_bars(ink, pip, polarity=polarity, threshold=FAINT_BAR_INK), strong, pip)
+    markers = [quad * work.scale + work.margin for quad in work.markers]
+    return [bar for bar in bars if not on_marker(bar.center, markers)]
+
+
+def _faint(faint: list[Bar], strong: list[Bar], pip: float) -> list[Bar]:
+    """Bars found only at the lower threshold that are thin: a hairline divider blurs to a faint
+    line, while pips that merge at that threshold make thick blobs."""
+    centers = np.array([b.center for b in strong], np.float32).reshape(-1, 2)
+    out = []
+    for bar in faint:
+        if bar.thickness > MAX_FAINT_THICKNESS * pip:
+            continue
+        if centers.size and np.min(np.hypot(*(centers - bar.center).T)) < 0.5 * pip:
+            continue
+        out.append(replace(bar, faint=True))
+    return out
+
+
+def bar_frame(bar: Bar, bar_to_width: float = BAR_TO_WIDTH) -> TileFrame:
+    """The tile `bar` would divide if it were a divider `bar_to_width` of the tile's width long."""
+    half_width = bar.length / (2 * bar_to_width)
+    return TileFrame(
+        np.asarray(bar.center, np.float32),
+        np.asarray(bar.direction, np.float32),
+        float(half_width),
+        float(TILE_ASPECT * half_width),
+    )
+
+
+def distinct(frames: list[TileFrame]) -> list[TileFrame]:
+    """`frames` less those that repeat a larger one (see `SAME_PLACE`): a bar is often found
+    whole, bridged over a pin and re-aimed along its ink, and all three frame the same tile."""
+    if not frames:
+        return []
+    order = sorted(range(len(frames)), key=lambda i: -frames[i].half_width)
+    centers = np.array([frames[i].center for i in order], np.float32)
+    axes = np.array([frames[i].across for i in order], np.float32)
+    widths = np.array([frames[i].half_width for i in order], np.float32)
+    near = np.hypot(*(centers[:, None] - centers[None]).transpose(2, 0, 1)) < SAME_PLACE * widths[:, None]
+    near &= np.abs(axes @ axes.T) > np.cos(np.radians(SAME_DEGREES))
+    near &= np.abs(np.log(widths[:, None] / widths[None])) < np.log1p(SAME_SIZE)
+    kept: list[int] = []
+    dropped = np.zeros(len(order), bool)
+    for rank in range(len(order)):
+        if dropped[rank]:
+            continue
+        kept.append(order[rank])
+        dropped |= near[rank]
+    return [frames[i] for i in kept]
+
+
+def propose(work: WorkImage) -> list[TileFrame]:
+    """One frame per divider-like bar (see `bar_frame`), repeats left out (see `distinct`)."""
+    return distinct([bar_frame(bar) for bar in divider_bars(work)])

@@ -1,0 +1,122 @@
+"""The tile reader: a small convolutional network that reads one upright crop of a candidate tile.
+
+For each crop (`vision.crops`) it answers what the crop holds (`KINDS`: not a tile, a face-down
+tile, a face-up tile), the pips of the half at its top and at its bottom (0..`MAX_PIPS`, so
+double-nine and double-twelve sets too), and where the tile really lies (the five geometry
+numbers of `vision.crops.refined`). Its probabilities are calibrated: the logits are divided by
+the temperature fitted on held-out crops (`manifest.json`), so a 0.9 is right nine times in ten.
+
+The network is trained by `vision.train` on rendered tables only and shipped as ONNX in
+`vision/models/`; OpenCV's `cv2.dnn` runs it, so reading needs nothing beyond OpenCV and NumPy,
+on a PC or a Raspberry Pi. Shapes: input float32 (N, 3, CROP_HEIGHT, CROP_WIDTH) as
+`vision.crops.normalised` makes it; outputs `kind` (N, 3), `top` and `bottom` (N, MAX_PIPS + 1)
+logits, `geometry` (N, 5).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.crops import CROP_HEIGHT, CROP_WIDTH, GEOMETRY_SIZE, normalised
+from vision.errors import VisionError
+
+KINDS = ("not a tile", "face-down", "face-up")
+NOT_A_TILE, BACK, FACE_UP = range(3)
+MAX_PIPS = 12
+OUTPUTS = ("kind", "top", "bottom", "geometry")
+MODEL_DIR = Path(__file__).resolve().parent / "models"
+MODEL_FILE = "tilenet.onnx"
+GATE_FILE = "tilegate.onnx"
+GATE_OUTPUTS = ("kind",)
+# The gate's verdict that lets a proposal through to the reader: its probability of no tile below
+# this. Recall first: the gate only spares the reader the crops that plainly hold no tile.
+GATE_MAX_NOT_A_TILE = 0.98
+MANIFEST_FILE = "manifest.json"
+BATCH = 256  # crops per forward pass: bounds the memory a frame full of proposals can take
+
+
+@dataclass(frozen=True)
+class Readings:
+    """The network's calibrated answers for N crops."""
+
+    kind: np.ndarray  # float32 (N, 3) probabilities over KINDS
+    top: np.ndarray  # float32 (N, MAX_PIPS + 1) probabilities of the top half's pips
+    bottom: np.ndarray  # float32 (N, MAX_PIPS + 1) ... of the bottom half's
+    geometry: np.ndarray  # float32 (N, 5)
+
+    def __len__(self) -> int:
+        return len(self.kind)
+
+
+def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    z = logits.astype(np.float64) / temperature
+    z -= z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    probabilities: np.ndarray = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+    return probabilities
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+class TileNet:
+    """The shipped (or any exported) reader, loaded once per process."""
+
+    def __init__(self, model_dir: Path = MODEL_DIR) -> None:
+        model, manifest = model_dir / MODEL_FILE, model_dir / MANIFEST_FILE
+        try:
+            self.manifest: dict[str, Any] = json.loads(manifest.read_text())
+            self.net = cv2.dnn.readNetFromONNX(str(model))
+            self.gate_net = cv2.dnn.readNetFromONNX(str(model_dir / GATE_FILE))
+        except (OSError, ValueError, cv2.error) as error:
+            raise VisionError(f"cannot load the tile reader from {model_dir}: {error}") from error
+        shape = self.manifest.get("input")
+        if shape != [3, CROP_HEIGHT, CROP_WIDTH]:
+            raise VisionError(
+                f"{manifest}: the model reads crops of {shape}, this code makes "
+                f"{[3, CROP_HEIGHT, CROP_WIDTH]}: retrain it (make model)"
+            )
+        self.temperature = float(self.manifest["temperature"])
+
+    def read(self, batch: np.ndarray) -> Readings:
+        """Readings of uint8 (N, CROP_HEIGHT, CROP_WIDTH, 3) crops."""
+        parts = [self._forward(normalised(batch[i : i + BATCH])) for i in range(0, len(batch), BATCH)]
+        if not parts:
+            empty = np.zeros((0, MAX_PIPS + 1), np.float32)
+            return Readings(
+                np.zeros((0, 3), np.float32), empty, empty, np.zeros((0, GEOMETRY_SIZE), np.float32)
+            )
+        kind, top, bottom, geometry = (np.concatenate([p[i] for p in parts]) for i in range(4))
+        t = self.temperature
+        return Readings(softmax(kind, t), softmax(top, t), softmax(bottom, t), geometry.astype(np.float32))
+
+    def gate(self, batch: np.ndarray) -> np.ndarray:
+        """float32 (N,): the gate's probability (a tenth of the reader's cost) that each of uint8
+        (N, CROP_HEIGHT, CROP_WIDTH, 3) crops holds no tile; at `GATE_MAX_NOT_A_TILE` or more it
+        needs no reading."""
+        out = np.ones(len(batch), np.float32)
+        for i in range(0, len(batch), BATCH):
+            self.gate_net.setInput(normalised(batch[i : i + BATCH]))
+            logits = np.asarray(self.gate_net.forward()).reshape(-1, len(KINDS))
+            out[i : i + BATCH] = softmax(logits)[:, NOT_A_TILE]
+        return out
+
+    def _forward(self, x: np.ndarray) -> list[np.ndarray]:
+        self.net.setInput(x)
+        out = self.net.forward(list(OUTPUTS))
+        return [np.asarray(o).reshape(len(x), -1) for o in out]
+
+
+@cache
+def shipped() -> TileNet:
+    """The model in `vision/models`, loaded on first use."""
+    return TileNet()

@@ -1,0 +1,5 @@
+import sys
+
+from vision.train.fit import main
+
+sys.exit(main())
