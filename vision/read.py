@@ -23,7 +23,7 @@ from vision.types import SeenTile, TableView, tile_name
 __all__ = ["SeenTile", "TableView", "VisionError", "read_image", "tile_name"]
 
 
-def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float = 0.22,
+def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float = 0.5,
                tile_length_px: float | None = None) -> TableView:
     """Read every tile in `image_bgr` (uint8 (H, W, 3) BGR; grey and BGRA are converted).
 
