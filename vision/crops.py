@@ -46,20 +46,30 @@ def crop(image: np.ndarray, frame: TileFrame) -> np.ndarray:
     return np.asarray(out, np.uint8)
 
 
-def crops(image: np.ndarray, frames: list[TileFrame]) -> np.ndarray:
+def crops(
+    image: np.ndarray, frames: list[TileFrame], shrunk: dict[int, np.ndarray] | None = None
+) -> np.ndarray:
     """uint8 (N, CROP_HEIGHT, CROP_WIDTH, 3) crops of `frames` in `image`.
 
     Sampling a frame much larger than its crop with bilinear weights would skip pixels and alias
     small pips away, so when the frames' median shrink exceeds `AREA_SHRINK` the image is first
-    averaged down (`cv2.INTER_AREA`, once for the whole batch) to about the crops' scale."""
+    averaged down (`cv2.INTER_AREA`, once for the whole batch) to about the crops' scale, in
+    steps of a quarter octave. `shrunk` keeps those images between batches of one image."""
     out = np.empty((len(frames), CROP_HEIGHT, CROP_WIDTH, 3), np.uint8)
     if not frames:
         return out
     shrink = float(np.median([CROP_EXTENT * f.half_width / (CROP_WIDTH / 2) for f in frames]))
     if shrink > AREA_SHRINK:
+        step = round(4 * math.log2(shrink))
+        shrink = 2.0 ** (step / 4)
         height, width = image.shape[:2]
         size = (max(1, round(width / shrink)), max(1, round(height / shrink)))
-        image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+        if shrunk is not None and step in shrunk:
+            image = shrunk[step]
+        else:
+            image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+            if shrunk is not None:
+                shrunk[step] = image
         fx, fy = size[0] / width, size[1] / height
         frames = [_scaled(f, fx, fy) for f in frames]
     for i, frame in enumerate(frames):

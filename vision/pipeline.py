@@ -95,14 +95,14 @@ def settle(
     """Look at `frames` `1 + LOOKS` times, each time from where the last look put the tile,
     dropping frames the network sees no face-up tile in. The frames of the last look, its
     readings, and a verdict on each frame dropped on the way."""
-    readings = net.read(crops(work.image, frames) if batch is None else batch)
+    readings = net.read(crops(work.image, frames, work.shrunk) if batch is None else batch)
     verdicts: list[Verdict] = []
     for _ in range(LOOKS):
         alive = readings.kind[:, FACE_UP] >= FIRST_LOOK_MIN
         verdicts += _verdicts(work, frames, readings, np.nonzero(~alive)[0])
         moved = [refined(f, g) for f, g, keep in zip(frames, readings.geometry, alive, strict=True) if keep]
         frames = moved
-        readings = net.read(crops(work.image, frames))
+        readings = net.read(crops(work.image, frames, work.shrunk))
     return frames, readings, verdicts
 
 
@@ -137,7 +137,7 @@ def of_the_sets_size(net: TileNet, work: WorkImage, found: list[Reading], max_pi
 def face_up_readings(net: TileNet, work: WorkImage, *, max_pip: int) -> tuple[list[Reading], list[Verdict]]:
     """Every proposal's last reading that still holds a face-up tile, and a verdict on each."""
     frames = propose(work)
-    batch = crops(work.image, frames)
+    batch = crops(work.image, frames, work.shrunk)
     not_a_tile = net.gate(batch)
     through = not_a_tile < GATE_MAX_NOT_A_TILE
     verdicts = [
@@ -194,7 +194,7 @@ def confirmed_backs(net: TileNet, work: WorkImage, corners: list[np.ndarray]) ->
     if not corners:
         return []
     frames = [frame_from_corners(c * work.scale + work.margin) for c in corners]
-    readings = net.read(crops(work.image, frames))
+    readings = net.read(crops(work.image, frames, work.shrunk))
     return [c for c, p in zip(corners, readings.kind[:, NOT_A_TILE], strict=True) if p < NOT_A_BACK]
 
 

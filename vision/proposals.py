@@ -13,7 +13,7 @@ a proposal is a `TileFrame` in working-image px. `to_input` maps working px back
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -49,6 +49,8 @@ class WorkImage:
     margin: int
     pip: float  # pip diameter in working px
     markers: tuple[np.ndarray, ...]  # ArUco outlines in coarse px
+    # `image` averaged down for crops (`vision.crops.crops`), by quarter octave: built on demand.
+    shrunk: dict[int, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
     def to_input(self, points: np.ndarray) -> np.ndarray:
         """(..., 2) working px -> input px."""
