@@ -3,15 +3,21 @@
 1. `vision.proposals.work_image`: the input at its working scale (bounded pixels, pips of
    `WORK_PIP_PX`), its markers and pip size.
 2. `vision.proposals.propose`: a frame around every divider-like bar. Geometry only: recall first.
-3. First look (`vision.tilenet`): the network reads an upright crop of every proposal and says
-   whether a face-up tile is there and where exactly; frames it finds no tile in go.
-4. Second look: the surviving frames, moved to where the network put the tile, are read again;
-   the answer of this look (kind, pips, calibrated confidence, outline) is the reading.
-5. `choose`: the best reading per place; a reading overlapping a better one goes.
-6. `vision.layout.find_joins` and `vision.facedown.find_face_down`; a block the network is sure
+3. The gate (`vision.tilenet.TileNet.gate`, a tenth of the reader's cost) drops the crops that
+   plainly hold no tile; most proposals are pip rows, seams, grain and clutter.
+4. `settle`: the reader looks at each remaining crop, says whether a face-up tile is there and
+   where exactly, and looks again from there, `LOOKS` times; frames it finds no tile in go. The
+   last look's answer (pips, calibrated confidence, outline) is the reading.
+5. `of_the_sets_size`: readings far from the set's size are looked at again at that size.
+6. `choose`: the best reading per place; a reading overlapping a better one goes.
+7. `at_the_sets_scale`: when the tiles read say the pip estimate set the wrong working scale
+   (or none is read), steps 1-6 run again at the scale they give and the better reading stays.
+8. `vision.layout.find_joins` and `vision.facedown.find_face_down`; a block the network is sure
    holds no tile is no back.
 
-Every threshold is a named constant here or in the stage's module.
+Shapes: crops are uint8 (N, 64, 32, 3) (`vision.crops`), frames `TileFrame`s in working px until
+the end, where corners are mapped back to input px. Every threshold is a named constant here or
+in the stage's module.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from vision.crops import crops, refined
 from vision.facedown import find_face_down
 from vision.geometry import TileFrame, frame_from_corners
 from vision.layout import find_joins
-from vision.proposals import WorkImage, propose, with_pip, work_image
+from vision.proposals import PIP_PER_HALF_WIDTH, WorkImage, propose, with_pip, work_image
 from vision.tilenet import FACE_UP, GATE_MAX_NOT_A_TILE, KINDS, NOT_A_TILE, Readings, TileNet, shipped
 from vision.types import SeenTile, TableView, Verdict, tile_name
 
@@ -40,7 +46,6 @@ CALIBRATED_LENGTH = (0.85, 1.15)  # a reading's length over the calibrated tile 
 NOT_A_BACK = 0.9
 SIZE_VOTE_MIN = 0.5  # readings this confident set the set's size ...
 SIZE_SPREAD = 0.15  # ... and one whose half-width is off it by more (log ratio) is looked at again
-PIP_PER_HALF_WIDTH = 0.33  # a pip's diameter over a tile's half-width (about 4 mm of 12 on most sets)
 SCALE_DOUBT = 1.6  # tiles implying pips this many times larger or smaller than estimated: read again
 
 
@@ -203,9 +208,9 @@ def read_checked(
 ) -> TableView:
     """`read_image` on a checked frame, at a bounded cost whatever its size."""
     net = shipped()
-    work, chosen, verdicts = at_the_sets_scale(
-        net, work_image(image_bgr, tile_length_px), max_pip=max_pip, min_confidence=min_confidence
-    )
+    work = work_image(image_bgr, tile_length_px)
+    read_at = _read_at if tile_length_px is not None else at_the_sets_scale  # calibrated: scale known
+    work, chosen, verdicts = read_at(net, work, max_pip=max_pip, min_confidence=min_confidence)
     if tile_length_px is not None:
         length = tile_length_px * work.coarse_factor * work.scale
         chosen = [

@@ -22,11 +22,13 @@ from vision.geometry import TileFrame
 from vision.image import checked_bgr
 from vision.markers import find_markers, on_marker
 from vision.marks import Bar, envelope_size, estimate_pip_diameter, find_bars, ink_ratio
-from vision.scale import coarse_factor, shrink
+from vision.scale import MIN_WORK_SIDE, coarse_factor, shrink
 
 WORK_PIP_PX = 11.0  # pips wider than this are shrunk to it: the answer needs no more pixels
 BAR_TO_WIDTH = 0.72  # a divider's typical length over the tile's width (sets range 0.45..0.95)
 TILE_ASPECT = 2.0  # a tile's length over its width (every common set)
+MAX_PIP_SHARE = 0.25  # of the working image's shorter side: the widest a pip can be
+PIP_PER_HALF_WIDTH = 0.33  # a pip's diameter over a tile's half-width (about 4 mm of 12 on most sets)
 DARK_BAR_INK = 0.4  # ink ratio of a dark divider on a light face (`vision.marks.ink_ratio`)
 FAINT_BAR_INK = 0.3  # ... of a hairline divider, blurred to a faint line
 BRIGHT_BAR_INK = 0.3  # ... of a bright divider on a dark face
@@ -66,23 +68,33 @@ class WorkImage:
 
 
 def work_image(image_bgr: object, tile_length_px: float | None = None) -> WorkImage:
-    """The checked input brought to its working scale (see the module's docstring)."""
+    """The checked input brought to its working scale (see the module's docstring).
+
+    A calibrated camera's `tile_length_px` gives the pips' size outright (`PIP_PER_HALF_WIDTH` of
+    a quarter of it); without one it is estimated from the round marks in view."""
     checked = checked_bgr(image_bgr)
     factor = coarse_factor(checked.shape, tile_length_px)
     coarse = shrink(checked, factor)
     markers = tuple(find_markers(coarse))
-    pip = estimate_pip_diameter(coarse, markers=list(markers))
+    if tile_length_px is not None:
+        pip = PIP_PER_HALF_WIDTH * tile_length_px * factor / (2 * TILE_ASPECT)
+    else:
+        pip = estimate_pip_diameter(coarse, markers=list(markers))
     return at_pip(coarse, factor, markers, pip)
 
 
 def at_pip(coarse: np.ndarray, factor: float, markers: tuple[np.ndarray, ...], pip: float) -> WorkImage:
     """The working image of `coarse` for pips `pip` coarse px wide: shrunk to `WORK_PIP_PX` pips."""
-    scale = min(1.0, WORK_PIP_PX / pip)
+    # However large the pips are said to be (a wrong calibration), the image keeps MIN_WORK_SIDE px.
+    scale = max(min(1.0, WORK_PIP_PX / pip), min(1.0, MIN_WORK_SIDE / min(coarse.shape[:2])))
     if scale < 0.95:
         image = cv2.resize(coarse, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
         pip *= scale
     else:
         scale, image = 1.0, coarse
+    # No pip is wider than a quarter of the picture (its tile would not fit in it); kernels are
+    # sized from the pip, so a wrong calibration must not make them larger.
+    pip = min(pip, MAX_PIP_SHARE * min(image.shape[:2]))
     margin = max(8, round(min(image.shape[:2]) * MARGIN_SHARE))
     image = cv2.copyMakeBorder(
         image, margin, margin, margin, margin, cv2.BORDER_CONSTANT, value=(128, 128, 128)
