@@ -69,7 +69,8 @@ def score_synthetic(count: int, seed: int, every: int = 0, jobs: int = 1,
         return None
     scores = []
     reading = 0.0
-    pool = multiprocessing.Pool(jobs) if jobs > 1 else None
+    # spawn, not fork: a forked child of a process with threads (a test worker, OpenCV) can deadlock.
+    pool = multiprocessing.get_context("spawn").Pool(jobs) if jobs > 1 else None
     seeds = range(seed, seed + count)
     read = functools.partial(score_seed, size=size)
     results = pool.imap(read, seeds) if pool else map(read, seeds)
@@ -179,7 +180,7 @@ def score_widened(count: int, seed: int = 0, jobs: int = 1, size: tuple[int, int
     seeds = range(seed, seed + count)
     if jobs <= 1:
         return list(progress(map(read, seeds), total=count, what="widened tables"))
-    with multiprocessing.Pool(jobs) as pool:
+    with multiprocessing.get_context("spawn").Pool(jobs) as pool:  # spawn: see score_synthetic
         return list(progress(pool.imap(read, seeds), total=count, what="widened tables"))
 
 
