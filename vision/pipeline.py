@@ -135,7 +135,8 @@ def of_the_sets_size(net: TileNet, work: WorkImage, found: list[Reading], max_pi
         return found
     frames = [TileFrame(found[i].frame.center, found[i].frame.across, half_width, half_length) for i in odd]
     frames, readings, _ = settle(net, work, frames)
-    kept = [r for i, r in enumerate(found) if i not in set(odd)]
+    again = set(odd)
+    kept = [r for i, r in enumerate(found) if i not in again]
     return kept + _readings(frames, readings, max_pip)
 
 
