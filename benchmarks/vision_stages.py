@@ -3,7 +3,7 @@
     python -m benchmarks.vision_stages [--images N] [--repeat R] [--real]
 
 The stages are the ones around the tile fitting (which a learned reader replaces), called as
-`vision.pipeline.read_checked` calls them, on N rendered 1920x1080 tables (seeds 0..N-1) and, with
+`vision.pipeline` (through `vision.proposals`) calls them, on N rendered 1920x1080 tables (seeds 0..N-1) and, with
 `--real`, the 13 shared real photos: the input checks (`vision.image.checked_bgr`), the coarse
 shrink (`vision.scale`), the ArUco markers, the pip size, the dark and bright ink, the three
 `find_bars` passes (dark at 0.4 and 0.3, bright at 0.3) and the face-down search. The face-down
@@ -35,11 +35,11 @@ from vision.image import checked_bgr, load_image
 from vision.markers import find_markers
 from vision.marks import envelope_size, estimate_pip_diameter, find_bars, ink_ratio
 from vision.progress import progress
+from vision.proposals import BRIGHT_BAR_INK, DARK_BAR_INK, FAINT_BAR_INK, WORK_PIP_PX
 from vision.scale import coarse_factor, shrink
 
 REAL_PHOTOS = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "real-photos"
 FRAME_MS = 1000 / 30
-WORK_PIP = 11.0  # vision.pipeline's working pip size (read_checked's default)
 STAGES = ("image checks", "coarse shrink", "markers", "pip size", "ink (dark + bright)",
           "bars (3 passes)", "face-down")
 
@@ -62,7 +62,7 @@ def stage_times(frame: np.ndarray, repeat: int) -> dict[str, float]:
     times["coarse shrink"], full = _best(lambda: shrink(checked, factor), repeat)
     times["markers"], markers = _best(lambda: find_markers(full), repeat)
     times["pip size"], pip = _best(lambda: estimate_pip_diameter(full, markers=markers), repeat)
-    scale = min(1.0, WORK_PIP / pip)
+    scale = min(1.0, WORK_PIP_PX / pip)
     image = full
     if scale < 0.95:
         image = cv2.resize(full, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
@@ -75,8 +75,8 @@ def stage_times(frame: np.ndarray, repeat: int) -> dict[str, float]:
         lambda: (ink_ratio(image, polarity="dark", window=window),
                  ink_ratio(image, polarity="bright", window=window)), repeat)
     times["bars (3 passes)"], _ = _best(
-        lambda: (find_bars(dark, pip, threshold=0.4), find_bars(dark, pip, threshold=0.3),
-                 find_bars(bright, pip, polarity="bright", threshold=0.3)), repeat)
+        lambda: (find_bars(dark, pip, threshold=DARK_BAR_INK), find_bars(dark, pip, threshold=FAINT_BAR_INK),
+                 find_bars(bright, pip, polarity="bright", threshold=BRIGHT_BAR_INK)), repeat)
     times["face-down"], _ = _best(lambda: find_face_down(full, [], markers=markers), repeat)
     return times
 
