@@ -3,12 +3,12 @@
     python -m benchmarks.vision_stages [--images N] [--repeat R] [--real]
 
 The stages are the ones around the tile fitting (which a learned reader replaces), called as
-`vision.pipeline` (through `vision.proposals`) calls them, on N rendered 1920x1080 tables (seeds 0..N-1) and, with
-`--real`, the 13 shared real photos: the input checks (`vision.image.checked_bgr`), the coarse
-shrink (`vision.scale`), the ArUco markers, the pip size, the dark and bright ink, the three
-`find_bars` passes (dark at 0.4 and 0.3, bright at 0.3) and the face-down search. The face-down
-search is given no face-up tiles (the fitting is not run), so it examines every block a face-up
-tile would have hidden: a little more than in a read.
+`vision.pipeline` (through `vision.proposals`) calls them, on N rendered 1920x1080 tables (seeds
+0..N-1) and, with `--real`, the 13 shared real photos: the input checks
+(`vision.image.checked_bgr`), the coarse shrink (`vision.scale`), the ArUco markers, the pip
+size, the dark and bright ink, the three `find_bars` passes (dark at 0.4 and 0.3, bright at 0.3)
+and the face-down search. The face-down search is given no face-up tiles (the fitting is not
+run), so it examines every block a face-up tile would have hidden: a little more than in a read.
 
 Each stage's figure is the fastest of R runs on an image (`time.process_time`, so other work on
 the machine inflates it less), and the table gives the median over the images, with the ratio to
