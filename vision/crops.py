@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import OUTSIDE, TileFrame
+from vision.scale import shrink_to
 
 CROP_WIDTH = 32  # px across the tile's short side
 CROP_HEIGHT = 64  # px along its long side
@@ -53,7 +54,7 @@ def crops(
 
     Sampling a frame much larger than its crop with bilinear weights would skip pixels and alias
     small pips away, so when the frames' median shrink exceeds `AREA_SHRINK` the image is first
-    averaged down (`cv2.INTER_AREA`, once for the whole batch) to about the crops' scale, in
+    averaged down (`vision.scale.shrink_to`, once for the whole batch) to about the crops' scale, in
     steps of a quarter octave. `shrunk` keeps those images between batches of one image."""
     out = np.empty((len(frames), CROP_HEIGHT, CROP_WIDTH, 3), np.uint8)
     if not frames:
@@ -67,7 +68,7 @@ def crops(
         if shrunk is not None and step in shrunk:
             image = shrunk[step]
         else:
-            image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+            image = shrink_to(image, size)
             if shrunk is not None:
                 shrunk[step] = image
         fx, fy = size[0] / width, size[1] / height

@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import ARUCO_DICTIONARY
+from vision.scale import shrink
 
 _DETECTOR: cv2.aruco.ArucoDetector | None = None
 
@@ -29,7 +30,7 @@ def find_markers(image_bgr: np.ndarray, *, work_side: int = 600) -> list[np.ndar
     grey = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
     factor = min(1.0, work_side / min(grey.shape))
     if factor < 1.0:
-        grey = cv2.resize(grey, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+        grey = shrink(grey, factor)
     corners, ids, _ = _detector().detectMarkers(grey)
     if ids is None:
         return []

@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from vision.markers import on_marker
+from vision.scale import shrink
 
 
 def channel_min(image_bgr: np.ndarray) -> np.ndarray:
@@ -69,8 +70,7 @@ def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, thresh
     """
     short = min(image_bgr.shape[:2])
     factor = min(1.0, work_side / short)
-    small = cv2.resize(image_bgr, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA) \
-        if factor < 1.0 else image_bgr
+    small = shrink(image_bgr, factor)
     window = max(9, min(small.shape[:2]) // 8) | 1
     diameters = np.empty(0)
     # Both polarities vote: black tiles carry light pips, and the tiles themselves are few.
@@ -117,8 +117,7 @@ def _laplacian_pip_diameter(image_bgr: np.ndarray, work_side: int = 400) -> floa
     grey = channel_min(image_bgr).astype(np.float32)
     factor = min(1.0, work_side / min(grey.shape))
     if factor < 1.0:
-        grey = np.asarray(cv2.resize(grey, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA),
-                          np.float32)
+        grey = np.asarray(shrink(grey, factor), np.float32)
     best_sigma, best_response = 1.0, -np.inf
     sigma = 1.0
     while sigma < min(grey.shape) / 10:
@@ -147,16 +146,22 @@ def ink_ratio(image_bgr: np.ndarray, *, polarity: str = "dark", window: int = 31
     """
     height, width = image_bgr.shape[:2]
     channel = channel_min(image_bgr) if polarity == "dark" else channel_max(image_bgr)
-    # The envelope changes slowly, so compute it at a quarter of the size.
+    # The envelope changes slowly, so compute it at a quarter of the size: on the largest part
+    # whose sides divide by four (a whole-number ratio is what OpenCV averages fast), the last
+    # few rows and columns repeating the envelope's edge.
     scale = 4 if min(height, width) >= 160 else 1
-    small = cv2.resize(channel, (max(1, width // scale), max(1, height // scale)),
+    even_w, even_h = width - width % scale, height - height % scale
+    small = cv2.resize(channel[:even_h, :even_w], (even_w // scale, even_h // scale),
                        interpolation=cv2.INTER_AREA)
     k = max(3, (window // scale) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     op = cv2.MORPH_CLOSE if polarity == "dark" else cv2.MORPH_OPEN
     envelope = cv2.morphologyEx(small, op, kernel)
     envelope = cv2.GaussianBlur(envelope, (0, 0), max(1.0, k / 6))
-    envelope = cv2.resize(envelope, (width, height), interpolation=cv2.INTER_LINEAR)
+    envelope = cv2.resize(envelope, (even_w, even_h), interpolation=cv2.INTER_LINEAR)
+    if (even_w, even_h) != (width, height):
+        envelope = cv2.copyMakeBorder(envelope, 0, height - even_h, 0, width - even_w,
+                                      cv2.BORDER_REPLICATE)
     # Channel and envelope are whole levels (uint8): the differences and the floor are taken
     # exactly in uint8, and only the ratio is float32 (the same values as in float throughout).
     # Neither ratio can leave [0, 1]: the envelope is clamped to the channel first.

@@ -88,7 +88,7 @@ def at_pip(coarse: np.ndarray, factor: float, markers: tuple[np.ndarray, ...], p
     # However large the pips are said to be (a wrong calibration), the image keeps MIN_WORK_SIDE px.
     scale = max(min(1.0, WORK_PIP_PX / pip), min(1.0, MIN_WORK_SIDE / min(coarse.shape[:2])))
     if scale < 0.95:
-        image = cv2.resize(coarse, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        image = shrink(coarse, scale)
         pip *= scale
     else:
         scale, image = 1.0, coarse
