@@ -32,13 +32,17 @@ from vision.crops import crops, refined
 from vision.facedown import find_face_down
 from vision.geometry import TileFrame, frame_from_corners
 from vision.layout import find_joins
-from vision.proposals import PIP_PER_HALF_WIDTH, WorkImage, propose, with_pip, work_image
+from vision.proposals import PIP_PER_HALF_WIDTH, WorkImage, distinct, propose, with_pip, work_image
 from vision.tilenet import FACE_UP, GATE_MAX_NOT_A_TILE, KINDS, NOT_A_TILE, Readings, TileNet, shipped
 from vision.types import SeenTile, TableView, Verdict, tile_name
 
 FIRST_LOOK_MIN = 0.05  # face-up probability below which a proposal is not looked at again
 MAX_OVERLAP = 0.2  # share of the smaller tile two readings may cover of each other
 LOOKS = 3  # refinements after the first look (each a batch through the network)
+# A look whose answer moves the frame less than this (its centre by this share of the half-width,
+# its sides by this log ratio, its axis by this many radians) has settled: looking again from a
+# crop within a pixel of this one would give the same answer.
+SETTLED = 0.02
 CALIBRATED_LENGTH = (0.85, 1.15)  # a reading's length over the calibrated tile length, outside: not a tile
 # A face-down block goes only when the network is this sure it holds no tile: backs pushed
 # together in a boneyard are split into boxes that sit a little off each back, and the network
@@ -97,18 +101,30 @@ def _verdicts(
 def settle(
     net: TileNet, work: WorkImage, frames: list[TileFrame], batch: np.ndarray | None = None
 ) -> tuple[list[TileFrame], Readings, list[Verdict]]:
-    """Look at `frames` `1 + LOOKS` times, each time from where the last look put the tile,
+    """Look at `frames` up to `1 + LOOKS` times, each time from where the last look put the tile,
     dropping frames the network sees no face-up tile in. The frames of the last look, its
-    readings, and a verdict on each frame dropped on the way."""
+    readings, and a verdict on each frame dropped on the way.
+
+    A frame the last look barely moved (`SETTLED`) keeps that look: another would see the same
+    crop. Frames that moved onto the same place (`vision.proposals.distinct`: the pip rows and the
+    divider of one tile all lead to it) are looked at once, from the likeliest of them."""
     readings = net.read(crops(work.image, frames, work.shrunk) if batch is None else batch)
     verdicts: list[Verdict] = []
+    kept_frames: list[TileFrame] = []
+    kept: list[Readings] = []
     for _ in range(LOOKS):
-        alive = readings.kind[:, FACE_UP] >= FIRST_LOOK_MIN
+        face_up = readings.kind[:, FACE_UP]
+        alive = face_up >= FIRST_LOOK_MIN
         verdicts += _verdicts(work, frames, readings, np.nonzero(~alive)[0])
-        moved = [refined(f, g) for f, g, keep in zip(frames, readings.geometry, alive, strict=True) if keep]
-        frames = moved
+        still = alive & (np.abs(readings.geometry).max(axis=1) < SETTLED)
+        kept_frames += [frames[i] for i in np.nonzero(still)[0].tolist()]
+        kept.append(readings.rows(still))
+        going = np.nonzero(alive & ~still)[0]
+        going = going[np.argsort(-face_up[going], kind="stable")]
+        moved = [refined(frames[i], readings.geometry[i]) for i in going.tolist()]
+        frames = distinct(moved, by_size=False)
         readings = net.read(crops(work.image, frames, work.shrunk))
-    return frames, readings, verdicts
+    return kept_frames + frames, Readings.joined([*kept, readings]), verdicts
 
 
 def _readings(frames: list[TileFrame], readings: Readings, max_pip: int) -> list[Reading]:

@@ -146,12 +146,16 @@ def bar_frame(bar: Bar, bar_to_width: float = BAR_TO_WIDTH) -> TileFrame:
     )
 
 
-def distinct(frames: list[TileFrame]) -> list[TileFrame]:
+def distinct(frames: list[TileFrame], *, by_size: bool = True) -> list[TileFrame]:
     """`frames` less those that repeat a larger one (see `SAME_PLACE`): a bar is often found
-    whole, bridged over a pin and re-aimed along its ink, and all three frame the same tile."""
+    whole, bridged over a pin and re-aimed along its ink, and all three frame the same tile.
+    With `by_size` False, an earlier frame is preferred to a later one instead (the caller has
+    put them in order)."""
     if not frames:
         return []
-    order = sorted(range(len(frames)), key=lambda i: -frames[i].half_width)
+    order = list(range(len(frames)))
+    if by_size:
+        order.sort(key=lambda i: -frames[i].half_width)
     centers = np.array([frames[i].center for i in order], np.float32)
     axes = np.array([frames[i].across for i in order], np.float32)
     widths = np.array([frames[i].half_width for i in order], np.float32)

@@ -55,6 +55,16 @@ class Readings:
     def __len__(self) -> int:
         return len(self.kind)
 
+    def rows(self, index: np.ndarray) -> Readings:
+        """The readings of the crops `index` picks (a boolean mask or positions)."""
+        return Readings(self.kind[index], self.top[index], self.bottom[index], self.geometry[index])
+
+    @staticmethod
+    def joined(parts: list[Readings]) -> Readings:
+        """`parts`' readings one after another (at least one part)."""
+        fields = ("kind", "top", "bottom", "geometry")
+        return Readings(*(np.concatenate([getattr(p, f) for p in parts]) for f in fields))
+
 
 def softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     z = logits.astype(np.float64) / temperature
