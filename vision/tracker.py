@@ -3,8 +3,8 @@
 The tracker reads a frame only once the picture has been quiet (no motion between frames) for
 `stable_frames` frames and differs from the last committed picture; a moving hand is never read
 at all. With `incremental` (the default) it then reads only the part of the frame that changed,
-grown by a tile's length on every side, and takes the rest of the table from what it committed:
-a play costs a read of a few tiles' area, not of the whole table.
+grown by about a tile's length on every side, and takes the rest of the table from what it
+committed: a play costs a read of a few tiles' area, not of the whole table.
 
 A change is committed only when every changed pixel is explained by tiles that appeared,
 left or moved: a hand resting over the table, its shadow, or a lamp flicker leave changes no tile
@@ -45,6 +45,10 @@ from vision.types import (
 )
 
 ANALYSIS_WIDTH = 320  # pixels: motion and change are judged on a small copy of the frame
+# A partial read's crop reaches this many tile lengths past its core: only tiles centred in the
+# core are taken from it, and such a tile reaches half a length past the core, the reader's crop
+# of it 0.68 (`vision.crops.CROP_EXTENT` of a half-length).
+PART_PAD = 0.75
 
 
 class SeenTileLike(Protocol):
@@ -270,9 +274,9 @@ class Tracker:
         self, frame: np.ndarray, small: np.ndarray
     ) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]] | None:
         """(crop, core) boxes in image px, x0 y0 x1 y1: the core holds every pixel changed since
-        the last commit, the crop adds a tile's length around it so tiles crossing the core's
-        edge are read whole. None when a whole read is needed: nothing committed yet, backs not
-        known, a change over much of the frame, or a change in the boneyard (always, uncalibrated:
+        the last commit and half a tile around it, the crop adds `PART_PAD` so tiles centred in
+        the core are read whole. None when a whole read is needed: nothing committed yet, backs
+        not known, a change over much of the frame, or a change in the boneyard (always, uncalibrated:
         then the boneyard's place is unknown)."""
         if self._reference is None or self._face_down_corners is None:
             return None
@@ -287,7 +291,7 @@ class Tracker:
         grow = 0.5 * tile_px + 2 * scale
         core = (max(0, int(x * scale - grow)), max(0, int(y * scale - grow)),
                 min(w, int((x + bw) * scale + grow)), min(h, int((y + bh) * scale + grow)))
-        pad = 1.2 * tile_px
+        pad = PART_PAD * tile_px
         crop = (max(0, int(core[0] - pad)), max(0, int(core[1] - pad)),
                 min(w, int(core[2] + pad)), min(h, int(core[3] + pad)))
         if (crop[2] - crop[0]) * (crop[3] - crop[1]) > self.full_read_share * w * h:
