@@ -7,7 +7,10 @@ play the clock starts at the first frame in which the tile lies still and no han
 tile has *settled*). Then:
 
 - camera wait: frames the tracker waits for the picture to stay quiet, times the frame interval;
-- vision: the tracker's wall time on the frame that commits (read, compare, explain);
+- vision: from the committing frame's arrival to the tracker having processed it (read, compare,
+  explain), on a real-time schedule: frames arrive one interval apart and each waits for the one
+  before (see `film_play`), so a read started a frame early counts as long as it makes the
+  commit wait;
 - board: from the service receiving the play to the emulated scoreboard (over a pty, with acks)
   showing the next player on move;
 - MQTT: from the service receiving the play to a subscriber receiving its event (QoS 1, through a
@@ -58,6 +61,33 @@ def _broker(directory: Path) -> tuple[subprocess.Popen[bytes], int]:
         except OSError:
             threading.Event().wait(0.01)
     raise RuntimeError("mosquitto did not start")
+
+
+def film_play(tracker: Any, frames: list[Any], settled: int, frame_ms: float
+              ) -> tuple[int | None, float, Any, int | None]:
+    """Feed a play's `frames` to `tracker` on a real-time schedule: frame i arrives at i frame
+    intervals, and its processing starts when it has arrived and the frame before is done (a read
+    longer than an interval delays the frames after it). Returns the frame that committed the play
+    (at or after `settled`), the vision time of that commit (from the frame's arrival to its
+    processing ending: its own work and any wait behind earlier frames), the `TilePlaced`, and the
+    first frame read from `settled` on (None for each that did not happen)."""
+    committed_at, vision_ms, seen, read_at = None, 0.0, None, None
+    busy_until = 0.0
+    for index, frame in enumerate(frames):
+        arrival = index * frame_ms
+        reads = tracker.reads
+        started = time.perf_counter()
+        observations = tracker.feed(frame.t, frame.image)
+        done = max(arrival, busy_until) + (time.perf_counter() - started) * 1000
+        busy_until = done
+        if index >= settled and read_at is None and tracker.reads > reads:
+            read_at = index
+            if committed_at is None:
+                vision_ms = done - arrival
+        placed = [o for o in observations if type(o).__name__ == "TilePlaced"]
+        if placed and committed_at is None and index >= settled:
+            committed_at, vision_ms, seen = index, done - arrival, placed[0]
+    return committed_at, vision_ms, seen, read_at
 
 
 def opening_plays(config: Config, moves: int) -> list[dict[str, Any]]:
@@ -135,18 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         seat = players.index(event["player"])
         frames = film.play(seat, event["play"], event.get("end"))
         settled = next(i for i, f in enumerate(frames) if not f.scene.hands and i > 0)
-        committed_at, vision_ms, seen = None, 0.0, None
-        read_at = None
-        for index, frame in enumerate(frames):
-            reads = tracker.reads
-            started = time.perf_counter()
-            observations = tracker.feed(frame.t, frame.image)
-            spent = (time.perf_counter() - started) * 1000
-            if index >= settled and committed_at is None and tracker.reads > reads and read_at is None:
-                read_at, vision_ms = index, spent
-            placed = [o for o in observations if type(o).__name__ == "TilePlaced"]
-            if placed and committed_at is None and index >= settled:
-                committed_at, vision_ms, seen = index, spent, placed[0]
+        committed_at, vision_ms, seen, read_at = film_play(tracker, frames, settled, frame_ms)
         if read_at is None:
             # The tracker did not read the settled picture at all: time the read it would need.
             unread += 1

@@ -8,7 +8,9 @@ rate, as in `benchmarks.service_latency`. For each play the clock starts at the 
 which the tile lies still and no hand is in view (the tile has *settled*):
 
 - camera wait: frames the tracker waits for the picture to stay quiet, times the frame interval;
-- vision: the tracker's wall time on the frame that commits;
+- vision: from the committing frame's arrival to the tracker having processed it, on a real-time
+  schedule (`benchmarks.service_latency.film_play`: a read started a frame early counts as far as
+  it delays the commit);
 - to overlay: from the service receiving the play to the overlay page, open in a real headless
   Chromium (Debian's, through Selenium), having drawn the tile: a MutationObserver notes when the
   tile's SVG group appears and the next animation frame (the paint) stamps the time.
@@ -60,7 +62,7 @@ observer.observe(document.getElementById('line'), {childList: true, subtree: tru
 
 
 def latency(args: argparse.Namespace) -> dict[str, Any]:
-    from benchmarks.service_latency import opening_plays
+    from benchmarks.service_latency import film_play, opening_plays
     from referee.app.assembly import build_table
     from referee.app.camera import demo_camera, observation_input
     from referee.app.config import parse_config
@@ -97,14 +99,7 @@ def latency(args: argparse.Namespace) -> dict[str, Any]:
         seat = players.index(event["player"])
         frames = film.play(seat, event["play"], event.get("end"))
         settled = next(i for i, f in enumerate(frames) if not f.scene.hands and i > 0)
-        committed_at, vision_ms, seen = None, 0.0, None
-        for index, frame in enumerate(frames):
-            started = time.perf_counter()
-            observations = tracker.feed(frame.t, frame.image)
-            spent = (time.perf_counter() - started) * 1000
-            placed = [o for o in observations if type(o).__name__ == "TilePlaced"]
-            if placed and committed_at is None and index >= settled:
-                committed_at, vision_ms, seen = index, spent, placed[0]
+        committed_at, vision_ms, seen, _ = film_play(tracker, frames, settled, frame_ms)
         if seen is None or sorted(seen.tile.split("-")) != sorted(event["play"].split("-")):
             misread += 1
             committed_at = committed_at if committed_at is not None else settled + tracker.stable_frames

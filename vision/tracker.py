@@ -1,8 +1,9 @@
 """Turn a stream of frames into table observations, committing only what stays put.
 
-The tracker reads a frame only once the picture has been quiet (no motion between frames) for
+The tracker commits a frame only once the picture has been quiet (no motion between frames) for
 `stable_frames` frames and differs from the last committed picture; a moving hand is never read
-at all. With `incremental` (the default) it then reads only the part of the frame that changed,
+at all. With `read_ahead` (the default) the read itself starts a frame early, and the next quiet
+frame commits it. With `incremental` (the default) it then reads only the part of the frame that changed,
 grown by about a tile's length on every side, and takes the rest of the table from what it
 committed: a play costs a read of a few tiles' area, not of the whole table.
 
@@ -148,6 +149,7 @@ class Tracker:
         reads_per_change: int = 3,
         incremental: bool = True,
         full_read_share: float = 0.5,
+        read_ahead: bool = True,
     ) -> None:
         self.reader = reader
         self.calibration = calibration
@@ -157,6 +159,7 @@ class Tracker:
         self.nudge_tolerance = nudge_tolerance
         self.reads_per_change = reads_per_change
         self.incremental, self.full_read_share = incremental, full_read_share
+        self.read_ahead = read_ahead
         self.partial_reads = 0
         self._face_down_corners: list[np.ndarray] | None = None  # committed backs, image px
         self._new_boneyard = False
@@ -172,6 +175,7 @@ class Tracker:
         self._last_read: np.ndarray | None = None
         self._quiet = 0
         self._tries = 0
+        self._ahead: tuple[np.ndarray, np.ndarray, Any] | None = None  # (frame, small, view) read early
 
     # -- geometry --------------------------------------------------------------------------------
 
@@ -221,8 +225,16 @@ class Tracker:
         )
         self._previous = small
         self._quiet = 0 if moving else self._quiet + 1
-        if self._quiet < self.stable_frames:
+        # Read ahead: the picture is read one quiet frame early and committed on the next frame
+        # if that one is quiet too, so the read's time overlaps the camera's last frame interval
+        # instead of following it. (A frame that moves throws the early read away.)
+        early = 1 if self.read_ahead and self.stable_frames >= 2 else 0
+        ahead, self._ahead = self._ahead, None
+        if self._quiet < self.stable_frames - early:
             return []
+        if ahead is not None and self._quiet >= self.stable_frames:
+            frame_read, small_read, view = ahead
+            return self._consider(t, frame_read, small_read, view)
         if self._reference is not None and float(np.mean(self._changed(small, self._reference, 30))) < 0.0005:
             if self.desync is not None:  # the table is back as committed
                 self.desync = None
@@ -238,6 +250,9 @@ class Tracker:
         self._last_read = small
         self.reads += 1
         view = self._read(frame, small)
+        if self._quiet < self.stable_frames:
+            self._ahead = (frame, small, view)
+            return []
         return self._consider(t, frame, small, view)
 
     def _read(self, frame: np.ndarray, small: np.ndarray) -> Any:
@@ -568,6 +583,7 @@ class Tracker:
         self._reference = None
         self._face_down_corners = None
         self._last_read = None
+        self._ahead = None
         self.tiles = [tile for tile in self.tiles if not tile.in_line]
         self.ends.clear()
 
@@ -579,6 +595,7 @@ class Tracker:
         self.ends.clear()
         self.spinner_tile = None
         self.desync = None
+        self._ahead = None
 
 
 def project_points(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
