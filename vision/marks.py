@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from vision.markers import on_marker
+from vision.neighbours import close_pairs
 from vision.scale import shrink
 
 
@@ -409,19 +410,18 @@ def _bridged(bars: list[Bar], max_gap: float,
     centers = np.array([b.center for b in bars], np.float64)
     dirs = np.array([b.direction for b in bars], np.float64)
     lengths = np.array([b.length for b in bars])
-    # Only pairs close enough to be bridged are examined (most bars are far from each other).
-    # In blocks of rows, so thousands of bars (a busy frame) never need n x n arrays at once.
-    firsts, seconds = [], []
-    for start in range(0, len(bars), 256):
-        rows = slice(start, start + 256)
-        reach = (lengths[rows, None] + lengths[None, :]) / 2 + max_gap
-        near = ((np.abs(centers[None, :, 0] - centers[rows, None, 0]) <= reach)
-                & (np.abs(centers[None, :, 1] - centers[rows, None, 1]) <= reach))
-        i, j = np.nonzero(near)
-        i += start
-        firsts.append(i[j > i])
-        seconds.append(j[j > i])
-    first_i, second_i = np.concatenate(firsts), np.concatenate(seconds)
+    # Only pairs close enough to be bridged are examined (most bars are far from each other):
+    # pieces of lengths within 1.67 of each other (as bridged below) whose centres are within
+    # their mean length and the gap of each other in x and in y.
+    first_i, second_i = close_pairs(centers, reach=max_gap, sizes=lengths, size_ratio=1.67,
+                                    reach_per_size=1.0)
+    offset = np.abs(centers[second_i] - centers[first_i])
+    reach = (lengths[first_i] + lengths[second_i]) / 2 + max_gap
+    near = (offset[:, 0] <= reach) & (offset[:, 1] <= reach)
+    first_i, second_i = first_i[near], second_i[near]
+    # In the order the pairs of a full comparison came in (by first piece, then second).
+    by_pair = np.lexsort((second_i, first_i))
+    first_i, second_i = first_i[by_pair], second_i[by_pair]
     offset = centers[second_i] - centers[first_i]
     distance = np.maximum(np.hypot(offset[:, 0], offset[:, 1]), 1e-6)
     unit = offset / distance[:, None]
@@ -498,23 +498,20 @@ def _distinct(bars: list[Bar], pip_diameter: float) -> list[Bar]:
     """One bar per place: among candidates within half a pip of each other, the longest.
 
     Longest first, a bar is dropped when a kept one lies within half a pip and runs within 25
-    degrees of it. The pairs that close are found in blocks of rows (a busy frame has thousands of
-    bars, mostly far apart), then the choice walks them in order."""
+    degrees of it. The pairs that close are found by `vision.neighbours.close_pairs` (a busy
+    frame has thousands of bars, mostly far apart), then the choice walks them in order."""
     order = sorted(range(len(bars)), key=lambda k: -bars[k].length)
     centers = np.array([bars[k].center for k in order], np.float32).reshape(-1, 2)
     dirs = np.array([bars[k].direction for k in order], np.float32).reshape(-1, 2)
-    later, earlier = [], []  # pairs of positions in `order`: a bar and a longer one close to it
-    for start in range(0, len(order), 256):
-        rows = slice(start, start + 256)
-        offset = centers[None, :start + 256] - centers[rows, None]
-        close = ((np.hypot(offset[..., 0], offset[..., 1]) <= 0.5 * pip_diameter)
-                 & (np.abs(dirs[rows] @ dirs[:start + 256].T) >= 0.9))
-        row, column = np.nonzero(close)
-        row += start
-        later.append(row[column < row])
-        earlier.append(column[column < row])
+    # Pairs of positions in `order`: a bar (`rival_of`) and a longer one close to it (`rival`).
+    rival, rival_of = close_pairs(centers, reach=0.5 * pip_diameter)
+    offset = centers[rival_of] - centers[rival]
+    close = ((np.hypot(offset[:, 0], offset[:, 1]) <= 0.5 * pip_diameter)
+             & (np.abs(np.sum(dirs[rival] * dirs[rival_of], axis=1)) >= 0.9))
+    rival, rival_of = rival[close], rival_of[close]
+    by_bar = np.argsort(rival_of, kind="stable")
+    rival, rival_of = rival[by_bar], rival_of[by_bar]
     kept = np.ones(len(order), bool)  # a bar no longer one is close to stays
-    rival_of, rival = (np.concatenate(later), np.concatenate(earlier)) if later else (np.empty(0, int),) * 2
     if rival_of.size:  # sorted by rival_of
         positions, starts = np.unique(rival_of, return_index=True)
         ends = np.append(starts[1:], rival_of.size)

@@ -22,6 +22,7 @@ from vision.geometry import TileFrame
 from vision.image import checked_bgr
 from vision.markers import find_markers, on_marker
 from vision.marks import Bar, envelope_size, estimate_pip_diameter, find_bars, ink_ratio
+from vision.neighbours import close_pairs
 from vision.scale import MIN_WORK_SIDE, coarse_factor, shrink
 
 WORK_PIP_PX = 11.0  # pips wider than this are shrunk to it: the answer needs no more pixels
@@ -159,16 +160,25 @@ def distinct(frames: list[TileFrame], *, by_size: bool = True) -> list[TileFrame
     centers = np.array([frames[i].center for i in order], np.float32)
     axes = np.array([frames[i].across for i in order], np.float32)
     widths = np.array([frames[i].half_width for i in order], np.float32)
-    near = np.hypot(*(centers[:, None] - centers[None]).transpose(2, 0, 1)) < SAME_PLACE * widths[:, None]
-    near &= np.abs(axes @ axes.T) > np.cos(np.radians(SAME_DEGREES))
-    near &= np.abs(np.log(widths[:, None] / widths[None])) < np.log1p(SAME_SIZE)
+    # Pairs of ranks, an earlier (kept first) and a later frame, that repeat each other.
+    earlier, later = close_pairs(centers, reach=0.0, sizes=widths, size_ratio=1 + SAME_SIZE,
+                                 reach_per_size=SAME_PLACE)
+    offset = centers[later] - centers[earlier]
+    near = np.hypot(offset[:, 0], offset[:, 1]) < SAME_PLACE * widths[earlier]
+    near &= np.abs(np.sum(axes[earlier] * axes[later], axis=1)) > np.cos(np.radians(SAME_DEGREES))
+    near &= np.abs(np.log(widths[earlier] / widths[later])) < np.log1p(SAME_SIZE)
+    earlier, later = earlier[near], later[near]
+    by_rank = np.argsort(earlier, kind="stable")
+    earlier, later = earlier[by_rank], later[by_rank]
+    starts = np.searchsorted(earlier, np.arange(len(order)), "left")
+    ends = np.searchsorted(earlier, np.arange(len(order)), "right")
     kept: list[int] = []
     dropped = np.zeros(len(order), bool)
     for rank in range(len(order)):
         if dropped[rank]:
             continue
         kept.append(order[rank])
-        dropped |= near[rank]
+        dropped[later[starts[rank]:ends[rank]]] = True
     return [frames[i] for i in kept]
 
 
