@@ -42,6 +42,18 @@ def test_demo_command_without_the_camera(tmp_path: Path, capsys: object) -> None
     assert (tmp_path / "out" / "records" / "match-1.json").exists()
 
 
+def test_a_second_demo_in_the_same_folder_starts_afresh(tmp_path: Path, capsys: object) -> None:
+    """The demo's folder is scratch: a new demo there replaces the last one's log, high-water
+    file and records (it used to leave the high-water file, and the next demo refused to run)."""
+    out = tmp_path / "out"
+    for _ in range(2):
+        status = main(["demo", "--no-vision", "--quiet", "--rules", "italian", "--seed", "2",
+                       "--out", str(out)])
+        assert status == 0, capsys.readouterr()  # type: ignore[attr-defined]
+        assert "the referee agrees with the engine's replay" in capsys.readouterr().out  # type: ignore[attr-defined]
+    assert sorted(p.name for p in (out / "records").iterdir()) == ["match-1.json"]
+
+
 def test_demo_options_are_checked(tmp_path: Path) -> None:
     status = main(["demo", "--rules", "italian", "--hands", "3", "--out", str(tmp_path)])
     assert status == 1
