@@ -125,15 +125,16 @@ def divider_bars(work: WorkImage) -> list[Bar]:
 def _faint(faint: list[Bar], strong: list[Bar], pip: float) -> list[Bar]:
     """Bars found only at the lower threshold that are thin: a hairline divider blurs to a faint
     line, while pips that merge at that threshold make thick blobs."""
-    centers = np.array([b.center for b in strong], np.float32).reshape(-1, 2)
-    out = []
-    for bar in faint:
-        if bar.thickness > MAX_FAINT_THICKNESS * pip:
-            continue
-        if centers.size and np.min(np.hypot(*(centers - bar.center).T)) < 0.5 * pip:
-            continue
-        out.append(replace(bar, faint=True))
-    return out
+    thin = [bar for bar in faint if bar.thickness <= MAX_FAINT_THICKNESS * pip]
+    centers = np.array([b.center for b in strong + thin], np.float32).reshape(-1, 2)
+    # A thin faint bar within half a pip of a strong one is that bar again.
+    first, second = close_pairs(centers, reach=0.5 * pip)
+    pairs = (first < len(strong)) & (second >= len(strong))
+    first, second = first[pairs], second[pairs]
+    offset = centers[second] - centers[first]
+    again = np.zeros(len(thin), bool)
+    again[second[np.hypot(offset[:, 0], offset[:, 1]) < 0.5 * pip] - len(strong)] = True
+    return [replace(bar, faint=True) for bar, seen in zip(thin, again.tolist(), strict=True) if not seen]
 
 
 def bar_frame(bar: Bar, bar_to_width: float = BAR_TO_WIDTH) -> TileFrame:
