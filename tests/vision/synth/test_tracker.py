@@ -68,3 +68,51 @@ def test_two_tiles_laid_between_two_looks_are_both_reported_in_chain_order() -> 
         ("1-2", None),
         ("2-5", "right"),
     ]
+
+
+def test_the_read_starts_a_quiet_frame_early_and_the_next_quiet_frame_commits_it() -> None:
+    seen = {}
+    for read_ahead in (True, False):
+        film, calibration = fixed_camera_film(PLAIN_STYLE, 5, SIZE, approach_frames=3, leave_frames=2,
+                                              rest_frames=6)
+        tracker = Tracker(read_image, calibration=calibration, read_ahead=read_ahead)
+        for frame in film.new_hand(boneyard=0):
+            tracker.feed(frame.t, frame.image)
+        committed, read_on = None, []
+        for index, frame in enumerate(film.play(0, "1-2", None)):
+            reads = tracker.reads
+            observed = tracker.feed(frame.t, frame.image)
+            if tracker.reads > reads:
+                read_on.append(index)
+            if any(isinstance(o, TilePlaced) for o in observed):
+                committed = index
+                break
+        seen[read_ahead] = committed, read_on
+    # The commit comes on the same frame, after `stable_frames` quiet ones; with the read-ahead
+    # the picture was read on the frame before, and the committing frame reads nothing.
+    (early, early_reads), (late, late_reads) = seen[True], seen[False]
+    assert early is not None and early == late
+    assert early_reads == [early - 1] and late_reads == [late]
+
+
+def test_a_frame_that_moves_throws_the_early_read_away() -> None:
+    film, calibration = fixed_camera_film(PLAIN_STYLE, 5, SIZE, approach_frames=3, leave_frames=2,
+                                          rest_frames=6)
+    tracker = Tracker(read_image, calibration=calibration)
+    for frame in film.new_hand(boneyard=0):
+        tracker.feed(frame.t, frame.image)
+    frames = film.play(0, "1-2", None)
+    still = [f for f in frames if not f.scene.hands]
+    hand = next(f for f in frames if f.scene.hands)
+    reads = tracker.reads
+    for frame in still[:tracker.stable_frames]:   # quiet after the first: read one frame early
+        assert tracker.feed(frame.t, frame.image) == []
+    assert tracker.reads == reads + 1
+    # A hand comes back before the commit: the early read is thrown away, nothing is committed,
+    # and the play is committed only from a read after the picture is quiet again.
+    assert tracker.feed(hand.t, hand.image) == []
+    observed = []
+    for frame in still[:tracker.stable_frames + 1]:
+        observed += tracker.feed(frame.t, frame.image)
+    assert [o.tile for o in observed if isinstance(o, TilePlaced)] == ["1-2"]
+    assert tracker.reads == reads + 2
