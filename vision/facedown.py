@@ -72,6 +72,8 @@ def is_back(lab: np.ndarray, inside: np.ndarray, box: np.ndarray, *, max_marks: 
     short_side = min(float(np.linalg.norm(box[1] - box[0])), float(np.linalg.norm(box[2] - box[1])))
     if np.quantile(np.hypot(*(points - centre).T), 0.98) > emblem_radius / rim * short_side:
         return False
+    if len(points) < 3:  # a pixel or two has no shape: a speck on a small back, not a bar
+        return True
     spread = np.linalg.eigvalsh(np.cov(points.T))
     return bool(spread[1] <= max_elongation ** 2 * max(float(spread[0]), 1e-6))
 

@@ -51,3 +51,18 @@ def test_faces_the_reader_missed_are_not_counted_as_backs():
     paint_back(image, (620, 500), 20, HALF_WIDTH, colour=ivory, logo=(120, 40, 40))
     found = find_face_down(image, [], tile_length_px=4 * HALF_WIDTH)
     assert _centres(found) == [(250, 520), (620, 500)]
+
+
+def test_a_one_pixel_speck_on_a_small_back_leaves_it_a_back() -> None:
+    """A low-resolution back is a few dozen pixels: one stray pixel is over the marks' share, and
+    a mark of one or two pixels has no shape to measure (its spread was NaN: "not a back")."""
+    from vision.facedown import is_back
+
+    lab = np.full((40, 40, 3), (60, 128, 128), np.uint8)
+    inside = np.ones((40, 40), np.uint8)
+    box = np.array([[14, 12], [24, 12], [24, 26], [14, 26]], np.float32)  # 10 x 14 px
+    assert is_back(lab, inside, box)
+    lab[19, 19] = (200, 128, 128)
+    assert is_back(lab, inside, box)
+    lab[15:24, 19] = (200, 128, 128)  # a bar across the middle: a divider, not a back
+    assert not is_back(lab, inside, box)
