@@ -60,9 +60,9 @@ def test_a_one_pixel_speck_on_a_small_back_leaves_it_a_back() -> None:
 
     lab = np.full((40, 40, 3), (60, 128, 128), np.uint8)
     inside = np.ones((40, 40), np.uint8)
-    box = np.array([[14, 12], [24, 12], [24, 26], [14, 26]], np.float32)  # 10 x 14 px
+    box = np.array([[15, 14], [23, 14], [23, 24], [15, 24]], np.float32)  # 8 x 10 px
     assert is_back(lab, inside, box)
     lab[19, 19] = (200, 128, 128)
     assert is_back(lab, inside, box)
-    lab[15:24, 19] = (200, 128, 128)  # a bar across the middle: a divider, not a back
+    lab[19, 16:23] = (200, 128, 128)  # a bar across the middle: a divider, not a back
     assert not is_back(lab, inside, box)
