@@ -3,9 +3,9 @@
 The tracker commits a frame only once the picture has been quiet (no motion between frames) for
 `stable_frames` frames and differs from the last committed picture; a moving hand is never read
 at all. With `read_ahead` (the default) the read itself starts a frame early, and the next quiet
-frame commits it. With `incremental` (the default) it then reads only the part of the frame that changed,
-grown by about a tile's length on every side, and takes the rest of the table from what it
-committed: a play costs a read of a few tiles' area, not of the whole table.
+frame commits it. With `incremental` (the default) only the part of the frame that changed is
+read, grown by about a tile's length on every side, and the rest of the table is taken from what
+was committed: a play costs a read of a few tiles' area, not of the whole table.
 
 A change is committed only when every changed pixel is explained by tiles that appeared,
 left or moved: a hand resting over the table, its shadow, or a lamp flicker leave changes no tile
