@@ -27,7 +27,7 @@ from referee.app.assembly import Table, build_table
 from referee.app.camera import VisionReport
 from referee.app.config import ENV_PREFIX, Config, load_config, parse_config
 from referee.app.devices import ScoreboardDisplay
-from referee.app.logcheck import HighWater
+from referee.app.logcheck import remove_log
 from referee.app.ports import Input, InputKind
 from referee.app.script import table_script
 from referee.errors import DominoError
@@ -280,12 +280,7 @@ def run_demo(config: Config, *, seed: int, out: Path, vision: bool = True, video
     clock = FilmClock()
     skip = _resume_point(out, clock) if resume else None
     if skip is None:
-        # A fresh demo starts a fresh log: its high-water file goes with it, or the next open
-        # would take the missing log for a deleted one (and refuse, as it must for a real table).
-        log = out / "events.sqlite"
-        for stale in (log, log.with_name(log.name + "-wal"), log.with_name(log.name + "-shm"),
-                      HighWater(log).path):
-            stale.unlink(missing_ok=True)
+        remove_log(out / "events.sqlite")  # a fresh demo starts a fresh log
         shutil.rmtree(out / "records", ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
     record = simulated_match(config, seed)

@@ -134,8 +134,20 @@ class HighWater:
         self._written = mark
 
 
+SQLITE_SUFFIXES = ("", "-wal", "-shm")  # the log's own file, its write-ahead log, its shared memory
+
+
 def wal_path(path: Path) -> Path:
     return path.with_name(path.name + "-wal")
+
+
+def remove_log(path: Path) -> None:
+    """Delete the log at `path` with its SQLite files and its high-water file, for a scratch log
+    that starts afresh (the demo's): left behind, the high-water file would make the next open
+    take the missing log for a deleted one, and refuse it, as it must for a real table."""
+    for suffix in SQLITE_SUFFIXES:
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+    HighWater(path).path.unlink(missing_ok=True)
 
 
 def check_files(path: Path, mark: HighWater.Mark) -> str | None:
@@ -167,7 +179,7 @@ def check_rows(path: Path, mark: HighWater.Mark) -> str | None:
     """Read the log read-only and check its header, digests, chain and high-water mark. SQLite
     creates an empty WAL and its shared-memory index to read a WAL file: those it made are removed,
     so a refused log's folder is left exactly as it was found."""
-    made = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")
+    made = [path.with_name(path.name + suffix) for suffix in SQLITE_SUFFIXES[1:]
             if not path.with_name(path.name + suffix).exists()]
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -248,10 +260,10 @@ def set_aside(path: Path) -> Path:
     stamp = time.strftime("%Y%m%dT%H%M%S")
     target = path.with_name(f"{path.name}.damaged-{stamp}")
     n = 1
-    while any(target.with_name(target.name + suffix).exists() for suffix in ("", "-wal", "-shm")):
+    while any(target.with_name(target.name + suffix).exists() for suffix in SQLITE_SUFFIXES):
         n += 1
         target = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
-    for suffix in ("", "-wal", "-shm"):
+    for suffix in SQLITE_SUFFIXES:
         source = path.with_name(path.name + suffix)
         if source.exists():
             source.replace(target.with_name(target.name + suffix))
