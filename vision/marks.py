@@ -55,16 +55,35 @@ class Bar:
     faint: bool = False  # found only at a lower ink threshold: trusted less
 
 
+# Besides the fullest, a size that this many round marks vote for is another guess at the pips
+# (one tile's worth of marks); at most `PIP_ALTERNATIVES` of them, the best supported first.
+PIP_ALTERNATIVE_MARKS = 6
+PIP_ALTERNATIVES = 2
+PIP_BIN = 0.15  # width of the size histogram's bins, log(px)
+PIP_ALTERNATIVE_APART = np.log(1.6)  # an alternative differs from every size before it by more
+
+
 def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, threshold: float = 0.4,
                           markers: list[np.ndarray] | None = None) -> float:
     """Typical diameter in px of the pips: the commonest size among round dark marks.
 
+    The first of `pip_diameters`."""
+    return pip_diameters(image_bgr, work_side=work_side, threshold=threshold, markers=markers)[0]
+
+
+def pip_diameters(image_bgr: np.ndarray, *, work_side: int = 720, threshold: float = 0.4,
+                  markers: list[np.ndarray] | None = None) -> list[float]:
+    """Guesses at the pips' diameter in px, likeliest first: the commonest size among round dark
+    marks, then (`PIP_ALTERNATIVES`) other sizes many marks share.
+
     The image is shrunk so its shorter side is at most `work_side`; marks are found with a window
     of an eighth of that side; round, solid blobs of 6 px or more vote with their diameter on a
     log scale and the fullest bin wins (pips are the commonest round mark on a domino table;
-    hands, markers and wood grain are few or not round). With fewer than three round marks the
-    scale-normalised Laplacian decides instead, as scikit-image's `blob_log` would, after a
-    second look at full size.
+    hands, markers and wood grain are few or not round). A patterned cloth's squares or dots can
+    outvote a few tiles' pips: the pips are then often the next fullest size, which the reader
+    tries when the first guess reads (almost) nothing (`vision.pipeline.at_the_sets_scale`).
+    With fewer than three round marks the scale-normalised Laplacian decides instead, as
+    scikit-image's `blob_log` would, after a second look at full size.
     Marks inside `markers` (outlines in image px, as `vision.markers.find_markers` gives them) do
     not vote: an ArUco marker's black and white squares are round enough, and on a table with few
     small tiles its seven squares outvote the pips.
@@ -89,15 +108,23 @@ def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, thresh
                 round_[index] = not on_marker(centroids[index + 1] / factor, markers)
         diameters = np.concatenate([diameters, np.log(np.sqrt(4 * area[round_] / np.pi))])
     if diameters.size >= 3:
-        edges = np.arange(np.log(3.0), np.log(400.0), 0.15)
+        edges = np.arange(np.log(3.0), np.log(400.0), PIP_BIN)
         counts, _ = np.histogram(diameters, bins=edges)
-        k = int(np.argmax(counts))
-        near = (diameters >= edges[k] - 0.15) & (diameters < edges[k + 1] + 0.15)
-        return float(np.exp(np.median(diameters[near])) / factor)
+        sizes: list[float] = []
+        # Each bin's vote with its neighbours' (a size's marks spread over two or three bins).
+        support = np.convolve(counts, np.ones(3), mode="same")
+        for k in [int(np.argmax(counts)), *np.argsort(-support, kind="stable").tolist()]:
+            if sizes and (support[k] < PIP_ALTERNATIVE_MARKS or len(sizes) == 1 + PIP_ALTERNATIVES):
+                break
+            near = (diameters >= edges[k] - PIP_BIN) & (diameters < edges[k + 1] + PIP_BIN)
+            size = float(np.median(diameters[near]))
+            if all(abs(size - other) > PIP_ALTERNATIVE_APART for other in sizes):
+                sizes.append(size)
+        return [float(np.exp(size) / factor) for size in sizes]
     if factor < 1.0:
         # Pips of a few small tiles fade in the shrunk image: look again at full size.
-        return estimate_pip_diameter(image_bgr, work_side=short, threshold=threshold, markers=markers)
-    return _laplacian_pip_diameter(image_bgr)
+        return pip_diameters(image_bgr, work_side=short, threshold=threshold, markers=markers)
+    return [_laplacian_pip_diameter(image_bgr)]
 
 
 def variance_ratio(labels: np.ndarray, stats: np.ndarray, label: int) -> float:
@@ -138,15 +165,24 @@ def envelope_size(shape: tuple[int, ...], pip_diameter: float) -> int:
 DARK_FLOOR = 64.0  # min-channel level below which a dark mark's contrast is not a ratio
 
 
-def ink_ratio(image_bgr: np.ndarray, *, polarity: str = "dark", window: int = 31) -> np.ndarray:
+def ink_ratio(image_bgr: np.ndarray, *, polarity: str = "dark", window: int = 31,
+              per_channel: bool = False) -> np.ndarray:
     """How much each pixel stands out from its local face, as float32 (H, W) in [0, 1].
 
     `dark`: 1 - min-channel / local maximum of the min-channel (dark or coloured marks on light
     faces: a coloured pip is dark in at least one channel). `bright`: (max-channel - local minimum)
     / 255 (white or coloured marks on dark faces).
+
+    `per_channel`: the same ratio in each of the three channels, and the largest. A mark on a
+    coloured face can stand out in one channel only, and the face's own darkest (or brightest)
+    channel hides it: a white divider on a green face is bright in red by three quarters of full
+    scale, and in the max-channel (green, high on the face too) by a third.
     """
     height, width = image_bgr.shape[:2]
-    channel = channel_min(image_bgr) if polarity == "dark" else channel_max(image_bgr)
+    if per_channel:
+        channel = image_bgr
+    else:
+        channel = channel_min(image_bgr) if polarity == "dark" else channel_max(image_bgr)
     # The envelope changes slowly, so compute it at a quarter of the size: on the largest part
     # whose sides divide by four (a whole-number ratio is what OpenCV averages fast), the last
     # few rows and columns repeating the envelope's edge.
@@ -163,6 +199,8 @@ def ink_ratio(image_bgr: np.ndarray, *, polarity: str = "dark", window: int = 31
     if (even_w, even_h) != (width, height):
         envelope = cv2.copyMakeBorder(envelope, 0, height - even_h, 0, width - even_w,
                                       cv2.BORDER_REPLICATE)
+    if per_channel:
+        return _largest_channel_ink(channel, envelope, polarity)
     # Channel and envelope are whole levels (uint8): the differences and the floor are taken
     # exactly in uint8, and only the ratio is float32 (the same values as in float throughout).
     # Neither ratio can leave [0, 1]: the envelope is clamped to the channel first.
@@ -175,6 +213,21 @@ def ink_ratio(image_bgr: np.ndarray, *, polarity: str = "dark", window: int = 31
         return ink
     envelope = cv2.min(envelope, channel)
     ink = cv2.LUT(cv2.subtract(channel, envelope), _LEVELS)
+    return ink
+
+
+def _largest_channel_ink(image: np.ndarray, envelope: np.ndarray, polarity: str) -> np.ndarray:
+    """`ink_ratio(per_channel=True)` from the (H, W, 3) image and its envelope: each channel's
+    ratio in whole 1/255 steps (uint8 arithmetic throughout, a third of the time of float on
+    three channels; a step is finer than any threshold needs), the largest as float32 (H, W)."""
+    if polarity == "dark":
+        envelope = cv2.max(envelope, image)
+        floor = np.full_like(envelope, np.uint8(DARK_FLOOR))
+        levels = cv2.divide(cv2.subtract(envelope, image), cv2.max(envelope, floor), scale=255)
+    else:
+        levels = cv2.subtract(image, cv2.min(envelope, image))
+    blue, green, red = cv2.split(levels)
+    ink: np.ndarray = cv2.LUT(cv2.max(cv2.max(blue, green), red), _LEVELS)
     return ink
 
 

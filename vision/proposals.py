@@ -21,7 +21,7 @@ import numpy as np
 from vision.geometry import TileFrame
 from vision.image import checked_bgr
 from vision.markers import find_markers, on_marker
-from vision.marks import Bar, envelope_size, estimate_pip_diameter, find_bars, ink_ratio
+from vision.marks import Bar, envelope_size, find_bars, ink_ratio, pip_diameters
 from vision.neighbours import close_pairs
 from vision.scale import MIN_WORK_SIDE, coarse_factor, shrink
 
@@ -52,6 +52,9 @@ class WorkImage:
     margin: int
     pip: float  # pip diameter in working px
     markers: tuple[np.ndarray, ...]  # ArUco outlines in coarse px
+    # Other guesses at the pip diameter, coarse px, likeliest first (`vision.marks.pip_diameters`;
+    # none when a calibration gave the size).
+    pip_alternatives: tuple[float, ...] = ()
     # `image` averaged down for crops (`vision.crops.crops`), by quarter octave: built on demand.
     shrunk: dict[int, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
@@ -77,14 +80,17 @@ def work_image(image_bgr: object, tile_length_px: float | None = None) -> WorkIm
     factor = coarse_factor(checked.shape, tile_length_px)
     coarse = shrink(checked, factor)
     markers = tuple(find_markers(coarse))
+    alternatives: tuple[float, ...] = ()
     if tile_length_px is not None:
         pip = PIP_PER_HALF_WIDTH * tile_length_px * factor / (2 * TILE_ASPECT)
     else:
-        pip = estimate_pip_diameter(coarse, markers=list(markers))
-    return at_pip(coarse, factor, markers, pip)
+        pip, *others = pip_diameters(coarse, markers=list(markers))
+        alternatives = tuple(others)
+    return at_pip(coarse, factor, markers, pip, alternatives)
 
 
-def at_pip(coarse: np.ndarray, factor: float, markers: tuple[np.ndarray, ...], pip: float) -> WorkImage:
+def at_pip(coarse: np.ndarray, factor: float, markers: tuple[np.ndarray, ...], pip: float,
+           alternatives: tuple[float, ...] = ()) -> WorkImage:
     """The working image of `coarse` for pips `pip` coarse px wide: shrunk to `WORK_PIP_PX` pips."""
     # However large the pips are said to be (a wrong calibration), the image keeps MIN_WORK_SIDE px.
     scale = max(min(1.0, WORK_PIP_PX / pip), min(1.0, MIN_WORK_SIDE / min(coarse.shape[:2])))
@@ -100,12 +106,12 @@ def at_pip(coarse: np.ndarray, factor: float, markers: tuple[np.ndarray, ...], p
     image = cv2.copyMakeBorder(
         image, margin, margin, margin, margin, cv2.BORDER_CONSTANT, value=(128, 128, 128)
     )
-    return WorkImage(image, coarse, factor, scale, margin, pip, markers)
+    return WorkImage(image, coarse, factor, scale, margin, pip, markers, pip_alternatives=alternatives)
 
 
 def with_pip(work: WorkImage, pip: float) -> WorkImage:
     """`work` again, for pips `pip` coarse px wide (when the estimate proved wrong)."""
-    return at_pip(work.coarse, work.coarse_factor, work.markers, pip)
+    return at_pip(work.coarse, work.coarse_factor, work.markers, pip, work.pip_alternatives)
 
 
 def divider_bars(work: WorkImage) -> list[Bar]:
@@ -113,7 +119,8 @@ def divider_bars(work: WorkImage) -> list[Bar]:
     image, pip = work.image, work.pip
     bars: list[Bar] = []
     for polarity, threshold in (("dark", DARK_BAR_INK), ("bright", BRIGHT_BAR_INK)):
-        ink = ink_ratio(image, polarity=polarity, window=envelope_size(image.shape, pip))
+        # Each channel's own contrast: a divider on a coloured face may stand out in one only.
+        ink = ink_ratio(image, polarity=polarity, window=envelope_size(image.shape, pip), per_channel=True)
         strong = find_bars(ink, pip, polarity=polarity, threshold=threshold)
         bars += strong
         if polarity == "dark":

@@ -62,12 +62,12 @@ def test_every_stage_sees_at_most_the_working_image(hd_and_big, monkeypatch) -> 
             return stage(image, *args, **kwargs)
         return wrapped
 
-    for name in ("find_markers", "estimate_pip_diameter", "ink_ratio"):
+    for name in ("find_markers", "pip_diameters", "ink_ratio"):
         monkeypatch.setattr(proposals, name, spy(name, getattr(proposals, name)))
     for name in ("crops", "find_face_down"):
         monkeypatch.setattr(pipeline, name, spy(name, getattr(pipeline, name)))
     assert len(read_image(big).tiles) == 5
-    assert {name for name, _ in seen} == {"find_markers", "estimate_pip_diameter", "ink_ratio", "crops",
+    assert {name for name, _ in seen} == {"find_markers", "pip_diameters", "ink_ratio", "crops",
                                           "find_face_down"}
     # The reading's image carries a grey margin of a tenth of its short side on each side.
     assert max(pixels for _, pixels in seen) <= MAX_WORK_PIXELS * 1.2 ** 2
