@@ -72,8 +72,8 @@ def stage_times(frame: np.ndarray, repeat: int) -> dict[str, float]:
                                value=(128, 128, 128))
     window = envelope_size(image.shape, pip)
     times["ink (dark + bright)"], (dark, bright) = _best(
-        lambda: (ink_ratio(image, polarity="dark", window=window),
-                 ink_ratio(image, polarity="bright", window=window)), repeat)
+        lambda: (ink_ratio(image, polarity="dark", window=window, per_channel=True),
+                 ink_ratio(image, polarity="bright", window=window, per_channel=True)), repeat)
     times["bars (3 passes)"], _ = _best(
         lambda: (find_bars(dark, pip, threshold=DARK_BAR_INK), find_bars(dark, pip, threshold=FAINT_BAR_INK),
                  find_bars(bright, pip, polarity="bright", threshold=BRIGHT_BAR_INK)), repeat)
