@@ -33,7 +33,8 @@ import numpy as np
 
 from vision.crops import crops
 from vision.geometry import frame_from_corners
-from vision.pipeline import SCALE_DOUBT, settle
+from vision.marks import SCALE_DOUBT
+from vision.pipeline import settle
 from vision.progress import progress
 from vision.proposals import PIP_PER_HALF_WIDTH, propose, work_image
 from vision.read import read_image

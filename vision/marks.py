@@ -60,7 +60,10 @@ class Bar:
 PIP_ALTERNATIVE_MARKS = 6
 PIP_ALTERNATIVES = 2
 PIP_BIN = 0.15  # width of the size histogram's bins, log(px)
-PIP_ALTERNATIVE_APART = np.log(1.6)  # an alternative differs from every size before it by more
+# Pips this many times larger or smaller than a guess are a different scale: another guess must
+# differ from every one before it by more, and tiles read implying such pips are read again there
+# (`vision.pipeline.at_the_sets_scale`).
+SCALE_DOUBT = 1.6
 
 
 def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, threshold: float = 0.4,
@@ -118,7 +121,7 @@ def pip_diameters(image_bgr: np.ndarray, *, work_side: int = 720, threshold: flo
                 break
             near = (diameters >= edges[k] - PIP_BIN) & (diameters < edges[k + 1] + PIP_BIN)
             size = float(np.median(diameters[near]))
-            if all(abs(size - other) > PIP_ALTERNATIVE_APART for other in sizes):
+            if all(abs(size - other) > np.log(SCALE_DOUBT) for other in sizes):
                 sizes.append(size)
         return [float(np.exp(size) / factor) for size in sizes]
     if factor < 1.0:

@@ -32,6 +32,7 @@ from vision.crops import crops, refined
 from vision.facedown import find_face_down
 from vision.geometry import TileFrame, frame_from_corners
 from vision.layout import find_joins
+from vision.marks import SCALE_DOUBT
 from vision.proposals import PIP_PER_HALF_WIDTH, WorkImage, distinct, propose, with_pip, work_image
 from vision.tilenet import FACE_UP, GATE_MAX_NOT_A_TILE, KINDS, NOT_A_TILE, Readings, TileNet, shipped
 from vision.types import SeenTile, TableView, Verdict, tile_name
@@ -57,7 +58,6 @@ CALIBRATED_LENGTH = (0.85, 1.15)  # a reading's length over the calibrated tile 
 NOT_A_BACK = 0.9
 SIZE_VOTE_MIN = 0.5  # readings this confident set the set's size ...
 SIZE_SPREAD = 0.15  # ... and one whose half-width is off it by more (log ratio) is looked at again
-SCALE_DOUBT = 1.6  # tiles implying pips this many times larger or smaller than estimated: read again
 SURE_VOTES = 3  # confident readings that settle the scale; with fewer, other scales are read too
 
 
@@ -214,22 +214,26 @@ def at_the_sets_scale(
     best = _read_at(net, work, max_pip=max_pip, min_confidence=min_confidence)
     coarse_pip = work.pip / work.scale
     confident = [r for r in best[1] if r.confidence >= SIZE_VOTE_MIN]
-    tries: list[float] = []
-    if confident:
-        implied = PIP_PER_HALF_WIDTH * float(np.median([r.frame.half_width for r in confident])) / work.scale
-        tries += [implied] if abs(math.log(implied / coarse_pip)) > math.log(SCALE_DOUBT) else []
-    if len(confident) < SURE_VOTES:
-        tries += [*work.pip_alternatives, coarse_pip * 2, coarse_pip / 2]
     tried = [coarse_pip]
-    for pip in tries:
-        if pip not in tries[:1] and _votes(best[1]) >= SURE_VOTES:
-            break  # settled as the first reading would have been
+
+    def read_at(pip: float) -> None:
+        nonlocal best
         if any(abs(math.log(pip / other)) < math.log(SCALE_DOUBT) / 2 for other in tried):
-            continue  # as good as read at that scale already
+            return  # as good as read at that scale already
         tried.append(pip)
         other = _read_at(net, with_pip(work, pip), max_pip=max_pip, min_confidence=min_confidence)
         if _votes(other[1]) > _votes(best[1]):
             best = other
+
+    if confident:
+        implied = PIP_PER_HALF_WIDTH * float(np.median([r.frame.half_width for r in confident])) / work.scale
+        if abs(math.log(implied / coarse_pip)) > math.log(SCALE_DOUBT):
+            read_at(implied)
+    if len(confident) < SURE_VOTES:
+        for pip in [*work.pip_alternatives, coarse_pip * 2, coarse_pip / 2]:
+            if _votes(best[1]) >= SURE_VOTES:
+                break  # as settled as a first reading of that many tiles
+            read_at(pip)
     return best
 
 
