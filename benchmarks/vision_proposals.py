@@ -29,6 +29,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from vision.crops import crops
@@ -46,8 +47,6 @@ SETTLED_DEGREES = 20.0
 
 
 def _inside(point: np.ndarray, corners: np.ndarray) -> bool:
-    import cv2
-
     return cv2.pointPolygonTest(corners.reshape(-1, 1, 2).astype(np.float32),
                                 (float(point[0]), float(point[1])), False) >= 0
 
