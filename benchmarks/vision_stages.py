@@ -33,7 +33,7 @@ import numpy as np
 from vision.facedown import find_face_down
 from vision.image import checked_bgr, load_image
 from vision.markers import find_markers
-from vision.marks import envelope_size, estimate_pip_diameter, find_bars, ink_ratio
+from vision.marks import envelope_size, find_bars, ink_ratio, pip_diameters
 from vision.progress import progress
 from vision.proposals import BRIGHT_BAR_INK, DARK_BAR_INK, FAINT_BAR_INK, WORK_PIP_PX
 from vision.scale import coarse_factor, shrink
@@ -61,7 +61,8 @@ def stage_times(frame: np.ndarray, repeat: int) -> dict[str, float]:
     factor = coarse_factor(checked.shape)
     times["coarse shrink"], full = _best(lambda: shrink(checked, factor), repeat)
     times["markers"], markers = _best(lambda: find_markers(full), repeat)
-    times["pip size"], pip = _best(lambda: estimate_pip_diameter(full, markers=markers), repeat)
+    times["pip size"], guesses = _best(lambda: pip_diameters(full, markers=markers), repeat)
+    pip = guesses[0]
     scale = min(1.0, WORK_PIP_PX / pip)
     image = full
     if scale < 0.95:

@@ -66,14 +66,6 @@ PIP_BIN = 0.15  # width of the size histogram's bins, log(px)
 SCALE_DOUBT = 1.6
 
 
-def estimate_pip_diameter(image_bgr: np.ndarray, *, work_side: int = 720, threshold: float = 0.4,
-                          markers: list[np.ndarray] | None = None) -> float:
-    """Typical diameter in px of the pips: the commonest size among round dark marks.
-
-    The first of `pip_diameters`."""
-    return pip_diameters(image_bgr, work_side=work_side, threshold=threshold, markers=markers)[0]
-
-
 def pip_diameters(image_bgr: np.ndarray, *, work_side: int = 720, threshold: float = 0.4,
                   markers: list[np.ndarray] | None = None) -> list[float]:
     """Guesses at the pips' diameter in px, likeliest first: the commonest size among round dark

@@ -8,7 +8,7 @@ brought to a coarse image of at most `MAX_WORK_PIXELS`, and no smaller than need
 - with a calibration, the tile's length in the input (`tile_length_px`) says how far it can shrink
   at once: to `WORK_TILE_LENGTH_PX` a tile, which leaves its pips about twice the working size;
 - without one, only the pixel budget shrinks it; the pip size is then estimated on the coarse
-  image (a cheap, robust estimate of the tile's size, see `vision.marks.estimate_pip_diameter`)
+  image (a cheap, robust estimate of the tile's size, see `vision.marks.pip_diameters`)
   and the reading shrinks further from there.
 
 Every corner found is mapped back to input pixels by the one factor (`coarse_factor`). Frames of
