@@ -294,6 +294,17 @@ class SimulatedBoard:
             raise SimavrError("the harness has not reported its time yet")
         return times[-1].wall + (sim_us - times[-1].sim_us) / 1e6
 
+    def drift(self) -> float:
+        """How far, in seconds, the simulation's lag behind the wall clock has varied since the
+        board started: 0 while the harness keeps pace. On a busy machine simavr can fall behind
+        (and then catch up), and a count the firmware keeps by itself, such as the move clock,
+        differs from a wall-clock count by up to this much."""
+        with self._changed:
+            stamps = [(o.wall, o.sim_us) for o in self.observations if o.kind == "TIME"]
+            stamps += [(d.wall, d.sim_us) for d in self.displays]
+        lags = [wall - sim_us / 1e6 for wall, sim_us in stamps]
+        return max(lags) - min(lags) if lags else 0.0
+
     def frame_ends(self, direction: str) -> list[int]:
         """Simulated times at which frames ended on the firmware's UART: "RX" (into the board) or
         "TX" (from it), from their 0x00 delimiters; needs `trace=["uart"]`."""

@@ -73,3 +73,15 @@ def test_no_host_after_3_s_of_silence_and_back_on_the_next_frame(host: Driver, b
     board.wait_display([cell.segments for cell in layout(DisplayState(scores=(21, 7)))], 1.0)
     reply = host.request(Status()).message
     assert isinstance(reply, StatusReply) and reply.uptime_s >= 3
+
+
+def test_drift_is_how_far_the_simulation_fell_behind_the_wall_clock_and_caught_up() -> None:
+    board = SimulatedBoard()                     # not started: fed the harness's lines directly
+    assert board.drift() == 0.0
+    board._parse("TIME 1000000 101.000000")
+    board._parse("TIME 2000000 102.000000")      # keeping pace
+    assert board.drift() == 0.0
+    board._parse("TIME 3000000 103.400000")      # starved: 0.4 s behind
+    board._parse(f"DISPLAY 3500000 103.900000 {'00' * 24} |{' ' * 24}|")
+    board._parse("TIME 4000000 104.100000")      # caught up to 0.1 s
+    assert abs(board.drift() - 0.4) < 1e-6
