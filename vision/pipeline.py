@@ -8,7 +8,9 @@
 4. `settle`: the reader looks at each remaining crop, says whether a face-up tile is there and
    where exactly, and looks again from there, `LOOKS` times; frames it finds no tile in go. The
    last look's answer (pips, calibrated confidence, outline) is the reading.
-5. `of_the_sets_size`: readings far from the set's size are looked at again at that size.
+5. `of_the_sets_size`: readings far from the set's size are looked at again at that size, and
+   `proposals_at_the_sets_size`: gated proposals far from it (rows of pips where the divider
+   hardly shows) are redrawn at that size and looked at.
 6. `choose`: the best reading per place; a reading overlapping a better one goes.
 7. `at_the_sets_scale`: when the tiles read say the pip estimate set the wrong working scale
    (or none is read), steps 1-6 run again at the scale they give and the better reading stays.
@@ -33,7 +35,14 @@ from vision.facedown import find_face_down
 from vision.geometry import TileFrame, frame_from_corners
 from vision.layout import find_joins
 from vision.marks import SCALE_DOUBT
-from vision.proposals import PIP_PER_HALF_WIDTH, WorkImage, distinct, propose, with_pip, work_image
+from vision.proposals import (
+    PIP_PER_HALF_WIDTH,
+    WorkImage,
+    distinct,
+    propose,
+    with_pip,
+    work_image,
+)
 from vision.tilenet import FACE_UP, GATE_MAX_NOT_A_TILE, KINDS, NOT_A_TILE, Readings, TileNet, shipped
 from vision.types import SeenTile, TableView, Verdict, tile_name
 
@@ -58,6 +67,9 @@ CALIBRATED_LENGTH = (0.85, 1.15)  # a reading's length over the calibrated tile 
 NOT_A_BACK = 0.9
 SIZE_VOTE_MIN = 0.5  # readings this confident set the set's size ...
 SIZE_SPREAD = 0.15  # ... and one whose half-width is off it by more (log ratio) is looked at again
+# Where a proposal redrawn at the set's size puts the bar, in the frame's half-lengths along it:
+# on the divider, or across one half (a row of pips).
+SHIFTS_ALONG = (0.0, -0.5, 0.5)
 SURE_VOTES = 3  # confident readings that settle the scale; with fewer, other scales are read too
 
 
@@ -147,43 +159,130 @@ def _readings(frames: list[TileFrame], readings: Readings, max_pip: int) -> list
     return out
 
 
-def of_the_sets_size(net: TileNet, work: WorkImage, found: list[Reading], max_pip: int) -> list[Reading]:
-    """`found`, with readings far from the set's size looked at again from a frame of that size.
+def sets_size(found: list[Reading]) -> tuple[float, float] | None:
+    """The set's half-width and half-length: the median of the confident readings' (at least two).
 
-    Every tile of a set has one size (perspective changes it by a few per cent), so the confident
-    readings' median size is the set's; a frame that settled much smaller or larger began from a
-    bar that was no divider of this set's proportions, and the crop around it showed too little
-    or too much of the tile for the network to find its ends."""
+    Every tile of a set has one size (perspective changes it by a few per cent)."""
     sizes = [(r.frame.half_width, r.frame.half_length) for r in found if r.confidence >= SIZE_VOTE_MIN]
     if len(sizes) < 2:
-        return found
+        return None
     half_width, half_length = (float(v) for v in np.median(np.array(sizes), axis=0))
-    odd = [i for i, r in enumerate(found) if abs(math.log(r.frame.half_width / half_width)) > SIZE_SPREAD]
+    return half_width, half_length
+
+
+def _off_size(frame: TileFrame, half_width: float) -> bool:
+    return abs(math.log(frame.half_width / half_width)) > SIZE_SPREAD
+
+
+def of_the_sets_size(net: TileNet, work: WorkImage, found: list[Reading], max_pip: int) -> list[Reading]:
+    """`found`, with readings far from the set's size (`sets_size`) looked at again from a frame
+    of that size: a frame that settled much smaller or larger began from a bar that was no
+    divider of this set's proportions, and the crop around it showed too little or too much of
+    the tile for the network to find its ends."""
+    size = sets_size(found)
+    if size is None:
+        return found
+    odd = [i for i, r in enumerate(found) if _off_size(r.frame, size[0])]
     if not odd:
         return found
-    frames = [TileFrame(found[i].frame.center, found[i].frame.across, half_width, half_length) for i in odd]
+    frames = [TileFrame(found[i].frame.center, found[i].frame.across, *size) for i in odd]
     frames, readings, _ = settle(net, work, frames)
     again = set(odd)
     kept = [r for i, r in enumerate(found) if i not in again]
     return kept + _readings(frames, readings, max_pip)
 
 
-def face_up_readings(net: TileNet, work: WorkImage, *, max_pip: int) -> tuple[list[Reading], list[Verdict]]:
-    """Every proposal's last reading that still holds a face-up tile, and a verdict on each."""
-    frames = propose(work)
+def _inside_any(points: np.ndarray, frames: list[TileFrame]) -> np.ndarray:
+    """bool (N,): which of (N, 2) `points` lie inside one of `frames`."""
+    inside = np.zeros(len(points), bool)
+    for frame in frames:
+        offset = points - frame.center
+        inside |= (np.abs(offset @ frame.across) < frame.half_width) & (
+            np.abs(offset @ frame.along) < frame.half_length)
+    return inside
+
+
+def proposals_at_the_sets_size(
+    net: TileNet, work: WorkImage, proposals: list[TileFrame], found: list[Reading], max_pip: int
+) -> tuple[list[Reading], list[Verdict]]:
+    """Readings from gated proposals far from the set's size (`sets_size`), redrawn at that size.
+
+    Where a set's divider hardly shows (a blurred, noisy webcam; a divider near the face's colour)
+    the only bars on a tile are rows of its pips, shorter than a divider: their frames are a
+    fraction of the tile, and the network, shown a crop of pips alone, cannot find the tile's
+    ends from it. Such a frame is redrawn at the set's size, along its bar and across it (a row of
+    pips may run either way), centred on the bar and with the bar in either half
+    (`SHIFTS_ALONG`), and gated and looked at like any proposal.
+
+    Only readings `choose` would keep (`MIN_FACE_UP`) give the size: two doubtful readings on a
+    page of print would otherwise set a size at which its lines read as tiles. With fewer than
+    two, nothing is redrawn (the pip estimate's size stands in badly: print reads as 6-6 at it).
+    Bars on a tile already read (its own pip rows) are left out, and so are the frames the gate
+    saw no tile in at their own size (a row of a tile's pips is seen as part of a tile; redrawing
+    every proposal read 0.82 of the tiles of 100 widened tables against 0.78, for 2.2 times the
+    reading's CPU)."""
+    found = [r for r in found if r.face_up >= MIN_FACE_UP]
+    size = sets_size(found)
+    if size is None or not proposals:
+        return [], []
+    read = [r.frame for r in found if r.confidence >= SIZE_VOTE_MIN]
+    on_a_read_tile = _inside_any(np.array([p.center for p in proposals], np.float32), read)
+    frames = []
+    for proposal, on_read in zip(proposals, on_a_read_tile.tolist(), strict=True):
+        if on_read or not _off_size(proposal, size[0]):
+            continue
+        for axis in (proposal.across, proposal.along):
+            along = TileFrame(proposal.center, axis, *size).along
+            for shift in SHIFTS_ALONG:
+                center = proposal.center + np.float32(shift * size[1]) * along
+                frames.append(TileFrame(center.astype(np.float32), axis, *size))
+    frames = distinct(frames, by_size=False)
+    batch, through, verdicts = gated(net, work, frames)
+    readings, more_verdicts = looks(net, work, frames, batch, through, max_pip)
+    return readings, verdicts + more_verdicts
+
+
+def gated(
+    net: TileNet, work: WorkImage, frames: list[TileFrame]
+) -> tuple[np.ndarray, np.ndarray, list[Verdict]]:
+    """The crops of `frames`, which of them the gate passes, and a verdict on each it does not."""
     batch = crops(work.image, frames, work.shrunk)
-    not_a_tile = net.gate(batch)
+    not_a_tile = net.gate(batch) if frames else np.zeros(0, np.float32)
     through = not_a_tile < GATE_MAX_NOT_A_TILE
     verdicts = [
         Verdict(work.to_input(f.corners()), KINDS[NOT_A_TILE], float(p))
         for f, p, ok in zip(frames, not_a_tile, through, strict=True)
         if not ok
     ]
+    return batch, through, verdicts
+
+
+def looks(
+    net: TileNet,
+    work: WorkImage,
+    frames: list[TileFrame],
+    batch: np.ndarray,
+    through: np.ndarray,
+    max_pip: int,
+) -> tuple[list[Reading], list[Verdict]]:
+    """The looks (`settle`) from the frames the gate passed: the last readings, a verdict on each."""
     frames = [f for f, ok in zip(frames, through, strict=True) if ok]
+    if not frames:
+        return [], []
     frames, readings, dropped = settle(net, work, frames, batch[through])
-    verdicts += dropped + _verdicts(work, frames, readings, np.arange(len(frames)))
-    found = _readings(frames, readings, max_pip)
-    return of_the_sets_size(net, work, found, max_pip), verdicts
+    verdicts = dropped + _verdicts(work, frames, readings, np.arange(len(frames)))
+    return _readings(frames, readings, max_pip), verdicts
+
+
+def face_up_readings(net: TileNet, work: WorkImage, *, max_pip: int) -> tuple[list[Reading], list[Verdict]]:
+    """Every proposal's last reading that still holds a face-up tile, and a verdict on each."""
+    proposals = propose(work)
+    batch, through, verdicts = gated(net, work, proposals)
+    found, more = looks(net, work, proposals, batch, through, max_pip)
+    found = of_the_sets_size(net, work, found, max_pip)
+    passed = [p for p, ok in zip(proposals, through.tolist(), strict=True) if ok]
+    resized, resized_verdicts = proposals_at_the_sets_size(net, work, passed, found, max_pip)
+    return found + resized, verdicts + more + resized_verdicts
 
 
 def _read_at(
