@@ -117,3 +117,31 @@ def test_too_few_tiles_read_means_other_scales_are_read(monkeypatch: Any, first_
         assert round(best_work.pip / best_work.scale, 3) == 5.0 and len(chosen) == 5
     else:
         assert tried == [20.0] and len(chosen) == pipeline.SURE_VOTES
+
+
+def test_pip_rows_far_from_the_sets_size_are_redrawn_at_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two trusted readings set the size; a gated proposal a third of it, off the read tiles, is
+    looked at again at that size along and across, bar centred and in either half; one on a
+    read tile, and every proposal when the readings are doubtful, are not."""
+    looked: list[list[TileFrame]] = []
+
+    def gated(net: Any, work: Any, frames: list[TileFrame]) -> tuple[np.ndarray, np.ndarray, list[Any]]:
+        looked.append(frames)
+        return np.zeros((len(frames), 64, 32, 3), np.uint8), np.zeros(len(frames), bool), []
+
+    monkeypatch.setattr(pipeline, "gated", gated)
+    right, up = np.array([1, 0], np.float32), np.array([0, 1], np.float32)
+    tile = pipeline.Reading(TileFrame(np.array([100, 100], np.float32), right, 24.0, 48.0), 3, 4, 0.95, 0.999)
+    other = pipeline.Reading(TileFrame(np.array([300, 100], np.float32), right, 24, 48), 1, 2, 0.95, 0.999)
+    row = TileFrame(np.array([600, 400], np.float32), up, 8.0, 16.0)
+    own_row = TileFrame(np.array([100, 110], np.float32), up, 8.0, 16.0)
+    readings, _ = pipeline.proposals_at_the_sets_size(None, None, [row, own_row], [tile, other], 6)  # type: ignore[arg-type]
+    assert readings == [] and len(looked) == 1
+    frames = looked[0]
+    assert len(frames) == 2 * len(pipeline.SHIFTS_ALONG)
+    assert all(f.half_width == 24.0 and f.half_length == 48.0 for f in frames)
+    assert {round(abs(float(f.across @ up))) for f in frames} == {0, 1}
+    assert all(np.linalg.norm(f.center - row.center) <= 24.0 + 1e-3 for f in frames)
+    doubtful = [pipeline.Reading(r.frame, r.top, r.bottom, r.confidence, 0.9) for r in (tile, other)]
+    assert pipeline.proposals_at_the_sets_size(None, None, [row], doubtful, 6) == ([], [])  # type: ignore[arg-type]
+    assert len(looked) == 1
