@@ -35,14 +35,7 @@ from vision.facedown import find_face_down
 from vision.geometry import TileFrame, frame_from_corners
 from vision.layout import find_joins
 from vision.marks import SCALE_DOUBT
-from vision.proposals import (
-    PIP_PER_HALF_WIDTH,
-    WorkImage,
-    distinct,
-    propose,
-    with_pip,
-    work_image,
-)
+from vision.proposals import PIP_PER_HALF_WIDTH, WorkImage, distinct, propose, with_pip, work_image
 from vision.tilenet import FACE_UP, GATE_MAX_NOT_A_TILE, KINDS, NOT_A_TILE, Readings, TileNet, shipped
 from vision.types import SeenTile, TableView, Verdict, tile_name
 
@@ -247,7 +240,7 @@ def gated(
 ) -> tuple[np.ndarray, np.ndarray, list[Verdict]]:
     """The crops of `frames`, which of them the gate passes, and a verdict on each it does not."""
     batch = crops(work.image, frames, work.shrunk)
-    not_a_tile = net.gate(batch) if frames else np.zeros(0, np.float32)
+    not_a_tile = net.gate(batch)
     through = not_a_tile < GATE_MAX_NOT_A_TILE
     verdicts = [
         Verdict(work.to_input(f.corners()), KINDS[NOT_A_TILE], float(p))
