@@ -43,3 +43,13 @@ def frame_from_corners(corners: np.ndarray) -> TileFrame:
     width = float(np.linalg.norm(across))
     length = float(np.linalg.norm(along))
     return TileFrame(center, (across / max(width, 1e-6)).astype(np.float32), width / 2, length / 2)
+
+
+def inside_any(points: np.ndarray, frames: list[TileFrame]) -> np.ndarray:
+    """bool (N,): which of (N, 2) `points` lie inside one of `frames`."""
+    inside = np.zeros(len(points), bool)
+    for frame in frames:
+        offset = points - frame.center
+        inside |= (np.abs(offset @ frame.across) < frame.half_width) & (
+            np.abs(offset @ frame.along) < frame.half_length)
+    return inside

@@ -32,10 +32,10 @@ import numpy as np
 
 from vision.crops import crops, refined
 from vision.facedown import find_face_down
-from vision.geometry import TileFrame, frame_from_corners
+from vision.geometry import TileFrame, frame_from_corners, inside_any
 from vision.layout import find_joins
 from vision.marks import SCALE_DOUBT
-from vision.proposals import PIP_PER_HALF_WIDTH, WorkImage, distinct, propose, with_pip, work_image
+from vision.proposals import PIP_PER_HALF_WIDTH, WorkImage, distinct, propose, redrawn, with_pip, work_image
 from vision.tilenet import FACE_UP, GATE_MAX_NOT_A_TILE, KINDS, NOT_A_TILE, Readings, TileNet, shipped
 from vision.types import SeenTile, TableView, Verdict, tile_name
 
@@ -60,9 +60,6 @@ CALIBRATED_LENGTH = (0.85, 1.15)  # a reading's length over the calibrated tile 
 NOT_A_BACK = 0.9
 SIZE_VOTE_MIN = 0.5  # readings this confident set the set's size ...
 SIZE_SPREAD = 0.15  # ... and one whose half-width is off it by more (log ratio) is looked at again
-# Where a proposal redrawn at the set's size puts the bar, in the frame's half-lengths along it:
-# on the divider, or across one half (a row of pips).
-SHIFTS_ALONG = (0.0, -0.5, 0.5)
 SURE_VOTES = 3  # confident readings that settle the scale; with fewer, other scales are read too
 
 
@@ -185,16 +182,6 @@ def of_the_sets_size(net: TileNet, work: WorkImage, found: list[Reading], max_pi
     return kept + _readings(frames, readings, max_pip)
 
 
-def _inside_any(points: np.ndarray, frames: list[TileFrame]) -> np.ndarray:
-    """bool (N,): which of (N, 2) `points` lie inside one of `frames`."""
-    inside = np.zeros(len(points), bool)
-    for frame in frames:
-        offset = points - frame.center
-        inside |= (np.abs(offset @ frame.across) < frame.half_width) & (
-            np.abs(offset @ frame.along) < frame.half_length)
-    return inside
-
-
 def proposals_at_the_sets_size(
     net: TileNet, work: WorkImage, proposals: list[TileFrame], found: list[Reading], max_pip: int
 ) -> tuple[list[Reading], list[Verdict]]:
@@ -205,7 +192,7 @@ def proposals_at_the_sets_size(
     fraction of the tile, and the network, shown a crop of pips alone, cannot find the tile's
     ends from it. Such a frame is redrawn at the set's size, along its bar and across it (a row of
     pips may run either way), centred on the bar and with the bar in either half
-    (`SHIFTS_ALONG`), and gated and looked at like any proposal.
+    (`vision.proposals.redrawn`), and gated and looked at like any proposal.
 
     Only readings `choose` would keep (`MIN_FACE_UP`) give the size: two doubtful readings on a
     page of print would otherwise set a size at which its lines read as tiles. With fewer than
@@ -219,16 +206,11 @@ def proposals_at_the_sets_size(
     if size is None or not proposals:
         return [], []
     read = [r.frame for r in found if r.confidence >= SIZE_VOTE_MIN]
-    on_a_read_tile = _inside_any(np.array([p.center for p in proposals], np.float32), read)
-    frames = []
+    on_a_read_tile = inside_any(np.array([p.center for p in proposals], np.float32), read)
+    frames: list[TileFrame] = []
     for proposal, on_read in zip(proposals, on_a_read_tile.tolist(), strict=True):
-        if on_read or not _off_size(proposal, size[0]):
-            continue
-        for axis in (proposal.across, proposal.along):
-            along = TileFrame(proposal.center, axis, *size).along
-            for shift in SHIFTS_ALONG:
-                center = proposal.center + np.float32(shift * size[1]) * along
-                frames.append(TileFrame(center.astype(np.float32), axis, *size))
+        if not on_read and _off_size(proposal, size[0]):
+            frames += redrawn(proposal, *size)
     frames = distinct(frames, by_size=False)
     batch, through, verdicts = gated(net, work, frames)
     readings, more_verdicts = looks(net, work, frames, batch, through, max_pip)

@@ -39,6 +39,9 @@ MARGIN_SHARE = 0.1  # grey margin, a share of the shorter side: tiles cut by the
 SAME_PLACE = 0.25  # centres within this many half-widths ...
 SAME_DEGREES = 8.0  # ... axes within this angle ...
 SAME_SIZE = 0.15  # ... and half-widths within this ratio
+# Where a bar redrawn at the set's size (`redrawn`) puts the bar, in the frame's half-lengths
+# along it: on the divider, or across one half (a row of pips).
+SHIFTS_ALONG = (0.0, -0.5, 0.5)
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,18 @@ def bar_frame(bar: Bar, bar_to_width: float = BAR_TO_WIDTH) -> TileFrame:
         float(half_width),
         float(TILE_ASPECT * half_width),
     )
+
+
+def redrawn(proposal: TileFrame, half_width: float, half_length: float) -> list[TileFrame]:
+    """Frames of the given size about `proposal`'s bar, along it and across it (a row of pips may
+    run either way), with the bar on the divider or across either half (`SHIFTS_ALONG`)."""
+    out = []
+    for axis in (proposal.across, proposal.along):
+        along = TileFrame(proposal.center, axis, half_width, half_length).along
+        for shift in SHIFTS_ALONG:
+            center = proposal.center + np.float32(shift * half_length) * along
+            out.append(TileFrame(center.astype(np.float32), axis, half_width, half_length))
+    return out
 
 
 def distinct(frames: list[TileFrame], *, by_size: bool = True) -> list[TileFrame]:

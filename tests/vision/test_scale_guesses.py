@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from vision import pipeline
 from vision.geometry import TileFrame
 from vision.marks import envelope_size, ink_ratio, pip_diameters
-from vision.proposals import PIP_PER_HALF_WIDTH, at_pip
+from vision.proposals import PIP_PER_HALF_WIDTH, SHIFTS_ALONG, at_pip
 
 GREEN_FACE = (56, 158, 90)  # BGR: a green set's face, its red channel low
 WHITE = (240, 240, 240)
@@ -138,7 +138,7 @@ def test_pip_rows_far_from_the_sets_size_are_redrawn_at_it(monkeypatch: pytest.M
     readings, _ = pipeline.proposals_at_the_sets_size(None, None, [row, own_row], [tile, other], 6)  # type: ignore[arg-type]
     assert readings == [] and len(looked) == 1
     frames = looked[0]
-    assert len(frames) == 2 * len(pipeline.SHIFTS_ALONG)
+    assert len(frames) == 2 * len(SHIFTS_ALONG)
     assert all(f.half_width == 24.0 and f.half_length == 48.0 for f in frames)
     assert {round(abs(float(f.across @ up))) for f in frames} == {0, 1}
     assert all(np.linalg.norm(f.center - row.center) <= 24.0 + 1e-3 for f in frames)
