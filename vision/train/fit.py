@@ -1,6 +1,6 @@
 """Fit the tile reader on harvested crops, calibrate it, export it to ONNX with its manifest.
 
-    python -m vision.train [--out vision/models] [--images 1000] [--epochs 4] [--jobs 2]
+    python -m vision.train [--out vision/models] [--images 1000] [--epochs 6] [--jobs 2]
 
 Tables `FIRST_SEED` .. `FIRST_SEED + images - 1` are rendered and harvested (`harvest`); the last
 `VALIDATION_SHARE` of them are held out to fit the temperature and report the validation
@@ -380,7 +380,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=MODEL_DIR, help="folder for the model and its manifest")
     parser.add_argument("--images", type=int, default=1000, help="rendered tables to harvest (default 1000)")
-    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--epochs", type=int, default=6, help="passes over the crops of tiles (default 6)")
     parser.add_argument("--jobs", type=int, default=2, help="processes for harvesting, threads for training")
     parser.add_argument("--first-seed", type=int, default=FIRST_SEED)
     parser.add_argument(

@@ -3,8 +3,9 @@
 For each rendered table (`render`), the image is brought to the working scale and proposed from
 as at reading time (`vision.proposals`); every proposal is labelled against the scene's true
 tiles. Around each true tile, extra frames are drawn with the errors a proposal makes (off
-centre, wrong size, a few degrees off, turned half round), and frames that only straddle tiles
-or lie on bare table are added as things that are not tiles.
+centre, wrong size, a few degrees off, turned half round), proposals far from the set's size
+are redrawn at it as the reader redraws them, and frames that only straddle tiles or lie on
+bare table are added as things that are not tiles.
 
 A crop's labels: `kind` (IGNORE, or the index into `vision.tilenet.KINDS`), `top` and `bottom`
 (pips of the half at the crop's top and bottom, or -1), `geometry` (`vision.crops.geometry_target`
@@ -20,9 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from vision.crops import GEOMETRY_SIZE, crops, geometry_target
-from vision.geometry import TileFrame, frame_from_corners
+from vision.geometry import TileFrame, frame_from_corners, inside_any
+from vision.pipeline import SIZE_SPREAD
 from vision.plane import project
-from vision.proposals import TILE_ASPECT, WorkImage, propose, work_image
+from vision.proposals import TILE_ASPECT, WorkImage, propose, redrawn, work_image
 from vision.synth.scene import Frame
 from vision.tilenet import BACK, FACE_UP, NOT_A_TILE
 
@@ -39,6 +41,10 @@ JITTERED_PER_TILE = 6  # frames drawn around each face-up tile ...
 JITTERED_PER_BACK = 3  # ... and each face-down one
 SHIFTED_PER_TILE = 2  # frames that straddle a tile and its neighbour
 RANDOM_PER_IMAGE = 15  # frames on bare table, of the tiles' size
+# Proposals far from the set's size redrawn at it, as the reader redraws them: this many whose
+# bar lies on each tile (its pip rows), and this many elsewhere in the image (print, clutter).
+REDRAWN_PER_TILE = 2
+REDRAWN_ELSEWHERE = 30
 SIZES = ((1920, 1080), (1280, 720), (960, 540), (640, 360))
 SIZE_WEIGHTS = (0.3, 0.3, 0.25, 0.15)
 
@@ -160,11 +166,48 @@ def bare(work: WorkImage, size: float, rng: np.random.Generator) -> TileFrame:
     )
 
 
+def _some(items: list[TileFrame], count: int, rng: np.random.Generator) -> list[TileFrame]:
+    if len(items) <= count:
+        return items
+    return [items[i] for i in sorted(rng.choice(len(items), count, replace=False).tolist())]
+
+
+def at_the_sets_size(
+    proposals: list[TileFrame], tiles: list[Truth], rng: np.random.Generator
+) -> list[TileFrame]:
+    """Proposals far from the set's true size redrawn at it (`vision.proposals.redrawn`), as the
+    reader redraws them once it has read the set's size (`vision.pipeline.proposals_at_the_sets_size`).
+
+    On a webcam's tiles whose divider hardly shows, the bars are rows of pips, and these are the
+    frames that find the tile; on print and clutter they are frames of a tile's size that hold no
+    tile, which the proposals at their own size rarely give. Some of each are drawn
+    (`REDRAWN_PER_TILE`, `REDRAWN_ELSEWHERE`)."""
+    face_up = [t.frame for t in tiles if t.kind == FACE_UP]
+    if not face_up or not proposals:
+        return []
+    half_width, half_length = (
+        float(v) for v in np.median([(f.half_width, f.half_length) for f in face_up], axis=0)
+    )
+    off_size = [p for p in proposals if abs(math.log(p.half_width / half_width)) > SIZE_SPREAD]
+    if not off_size:
+        return []
+    centers = np.array([p.center for p in off_size], np.float32)
+    chosen: list[TileFrame] = []
+    for tile in face_up:
+        inside = inside_any(centers, [tile]).tolist()
+        chosen += _some([p for p, on in zip(off_size, inside, strict=True) if on], REDRAWN_PER_TILE, rng)
+    on_a_tile = inside_any(centers, [t.frame for t in tiles])
+    elsewhere = [p for p, on in zip(off_size, on_a_tile.tolist(), strict=True) if not on]
+    chosen += _some(elsewhere, REDRAWN_ELSEWHERE, rng)
+    return [frame for proposal in chosen for frame in redrawn(proposal, half_width, half_length)]
+
+
 def harvest_frame(frame: Frame, seed: int, rng: np.random.Generator) -> Harvest:
     """Every labelled crop of one rendered table."""
     work = work_image(frame.image)
     tiles = truths(frame, work)
     frames = propose(work)
+    frames += at_the_sets_size(frames, tiles, rng)
     for truth in tiles:
         count = JITTERED_PER_TILE if truth.kind == FACE_UP else JITTERED_PER_BACK
         frames += [jittered(truth.frame, rng) for _ in range(count)]
