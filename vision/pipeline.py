@@ -160,7 +160,8 @@ def sets_size(found: list[Reading]) -> tuple[float, float] | None:
     return half_width, half_length
 
 
-def _off_size(frame: TileFrame, half_width: float) -> bool:
+def off_size(frame: TileFrame, half_width: float) -> bool:
+    """Whether `frame`'s half-width is off the set's `half_width` by more than `SIZE_SPREAD`."""
     return abs(math.log(frame.half_width / half_width)) > SIZE_SPREAD
 
 
@@ -172,7 +173,7 @@ def of_the_sets_size(net: TileNet, work: WorkImage, found: list[Reading], max_pi
     size = sets_size(found)
     if size is None:
         return found
-    odd = [i for i, r in enumerate(found) if _off_size(r.frame, size[0])]
+    odd = [i for i, r in enumerate(found) if off_size(r.frame, size[0])]
     if not odd:
         return found
     frames = [TileFrame(found[i].frame.center, found[i].frame.across, *size) for i in odd]
@@ -209,7 +210,7 @@ def proposals_at_the_sets_size(
     on_a_read_tile = inside_any(np.array([p.center for p in proposals], np.float32), read)
     frames: list[TileFrame] = []
     for proposal, on_read in zip(proposals, on_a_read_tile.tolist(), strict=True):
-        if not on_read and _off_size(proposal, size[0]):
+        if not on_read and off_size(proposal, size[0]):
             frames += redrawn(proposal, *size)
     frames = distinct(frames, by_size=False)
     batch, through, verdicts = gated(net, work, frames)

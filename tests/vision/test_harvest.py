@@ -7,7 +7,6 @@ import numpy as np
 from vision.geometry import TileFrame
 from vision.proposals import SHIFTS_ALONG
 from vision.tilenet import BACK, FACE_UP, NOT_A_TILE
-from vision.train import harvest
 from vision.train.harvest import REDRAWN_ELSEWHERE, REDRAWN_PER_TILE, Truth, at_the_sets_size, label
 
 RIGHT, UP = np.array([1, 0], np.float32), np.array([0, 1], np.float32)
@@ -43,4 +42,4 @@ def test_proposals_off_the_sets_size_are_redrawn_at_it_a_few_per_tile_and_elsewh
 def test_a_table_without_face_up_tiles_redraws_nothing() -> None:
     tiles = [Truth(_frame(500, 100, 24), BACK, -1, -1)]
     assert at_the_sets_size([_frame(40, 600, 60)], tiles, np.random.default_rng(0)) == []
-    assert harvest.at_the_sets_size([], [], np.random.default_rng(0)) == []
+    assert at_the_sets_size([], [], np.random.default_rng(0)) == []

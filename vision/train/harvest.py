@@ -22,7 +22,7 @@ import numpy as np
 
 from vision.crops import GEOMETRY_SIZE, crops, geometry_target
 from vision.geometry import TileFrame, frame_from_corners, inside_any
-from vision.pipeline import SIZE_SPREAD
+from vision.pipeline import off_size
 from vision.plane import project
 from vision.proposals import TILE_ASPECT, WorkImage, propose, redrawn, work_image
 from vision.synth.scene import Frame
@@ -188,16 +188,16 @@ def at_the_sets_size(
     half_width, half_length = (
         float(v) for v in np.median([(f.half_width, f.half_length) for f in face_up], axis=0)
     )
-    off_size = [p for p in proposals if abs(math.log(p.half_width / half_width)) > SIZE_SPREAD]
-    if not off_size:
+    far = [p for p in proposals if off_size(p, half_width)]
+    if not far:
         return []
-    centers = np.array([p.center for p in off_size], np.float32)
+    centers = np.array([p.center for p in far], np.float32)
     chosen: list[TileFrame] = []
     for tile in face_up:
         inside = inside_any(centers, [tile]).tolist()
-        chosen += _some([p for p, on in zip(off_size, inside, strict=True) if on], REDRAWN_PER_TILE, rng)
+        chosen += _some([p for p, on in zip(far, inside, strict=True) if on], REDRAWN_PER_TILE, rng)
     on_a_tile = inside_any(centers, [t.frame for t in tiles])
-    elsewhere = [p for p, on in zip(off_size, on_a_tile.tolist(), strict=True) if not on]
+    elsewhere = [p for p, on in zip(far, on_a_tile.tolist(), strict=True) if not on]
     chosen += _some(elsewhere, REDRAWN_ELSEWHERE, rng)
     return [frame for proposal in chosen for frame in redrawn(proposal, half_width, half_length)]
 
