@@ -26,8 +26,9 @@ GAP_MM = 0.6  # tiles pushed together still leave a hair of felt between them
 # every other open end, could take in a row (straight or turning, clear of the zone's edge and of
 # every tile), up to this many. The preferred way wins unless it leads an arm into a pocket
 # shorter than that, or blocks another arm (a spinner's up and down arms beside an edge): then
-# the way with the most room does, so an arm that reaches the table's edge turns or snakes
-# instead of running into a corner it cannot leave.
+# the way with the most room does (ties going to the way that leaves its own arm the most), so
+# an arm that reaches the table's edge turns or snakes instead of running into a corner it
+# cannot leave.
 LOOK_AHEAD = 4
 SQUEEZE_MM = 2 * L  # how far sideways a tile may slide when no usual way is free
 
@@ -223,7 +224,7 @@ class LineOfPlay:
         forms = (True, False) if near == far and not opens_spinner else (True,)
         index = len(self.tiles)
         chosen: tuple[PlacedTile, np.ndarray, bool] | None = None
-        most = -1
+        most = (-1, -1)
         for crosswise, (way, reach) in ((c, w) for c in forms for w in ways):
             tile = self._make(near, far, (a, b), open_end.centre + way * (reach + gap), way, crosswise)
             if not (self._fits(tile) and self._free(tile, open_end.tile_index)):
@@ -238,13 +239,16 @@ class LineOfPlay:
             # Every other arm keeps the place of its next tile: this arm looks ahead around them.
             kept = tuple(spot for other in others
                          if (spot := self._next_spot(other, laid)) is not None)
-            room = self._room(self._end_after(tile, far, way, near == far and crosswise, index),
-                              index, LOOK_AHEAD, laid + kept)
+            own = self._room(self._end_after(tile, far, way, near == far and crosswise, index),
+                             index, LOOK_AHEAD, laid + kept)
+            room = own
             for other in others:  # and the other arms keep room of their own
                 if room > 0:
                     room = min(room, self._room(other, other.tile_index, LOOK_AHEAD, laid))
-            if room > most:  # the first way in order of preference with the most room
-                chosen, most = (tile, way, crosswise), room
+            # The least room any arm keeps decides; among ways that tie on it (another arm's
+            # pocket caps them all alike), the one that leaves this arm the most room wins.
+            if (room, own) > most:  # the first way in order of preference with the most room
+                chosen, most = (tile, way, crosswise), (room, own)
             if room == LOOK_AHEAD:
                 break
         if chosen is None and self.plan:
