@@ -246,8 +246,9 @@ class LineOfPlay:
                 if room > 0:
                     room = min(room, self._room(other, other.tile_index, LOOK_AHEAD, laid))
             # The least room any arm keeps decides; among ways that tie on it (another arm's
-            # pocket caps them all alike), the one that leaves this arm the most room wins.
-            if (room, own) > most:  # the first way in order of preference with the most room
+            # pocket caps them all alike), the one that leaves this arm the most room wins, and
+            # among equals the first in order of preference.
+            if (room, own) > most:
                 chosen, most = (tile, way, crosswise), (room, own)
             if room == LOOK_AHEAD:
                 break
