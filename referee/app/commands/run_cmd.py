@@ -65,11 +65,20 @@ def run_table(args: argparse.Namespace) -> int:
     table.notes.extend(parts.notes)
     done = threading.Event()
     service = table.service
+    # The script's first inputs may be processed before the "ready" line is printed: their
+    # progress lines wait for it, so "ready" is always the first line a reader sees.
+    announced = threading.Lock()
+    before_ready: list[str] | None = []
     if args.progress:
         def progress(inp: Any, logged: bool) -> None:
             core = service.core
-            print_line(json.dumps({"kind": inp.kind, "line": inp.data.get("line"), "logged": logged,
-                                   "phase": None if core is None else core.phase}))
+            line = json.dumps({"kind": inp.kind, "line": inp.data.get("line"), "logged": logged,
+                               "phase": None if core is None else core.phase})
+            with announced:
+                if before_ready is not None:
+                    before_ready.append(line)
+                    return
+            print_line(line)
         service.on_processed = progress
     skip = last_script_line(service) if args.inputs else 0
     if args.inputs:
@@ -93,7 +102,11 @@ def run_table(args: argparse.Namespace) -> int:
                    + (f" (from other machines: http://{socket.gethostname()}:{table.web.port}/)"
                       if table.web.host in ("0.0.0.0", "::", "") else ""))
     if args.progress:
-        print_line(json.dumps({"ready": True, "resumed": table.resumed, "skip_through": skip}))
+        with announced:
+            print_line(json.dumps({"ready": True, "resumed": table.resumed, "skip_through": skip}))
+            for line in before_ready or []:
+                print_line(line)
+            before_ready = None
     try:
         while not finished and not done.wait(0.2):
             if args.exit_at_end and service.match_over.is_set() and not service.halted:
