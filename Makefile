@@ -29,8 +29,9 @@ $(TRAIN_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,train]'
 	touch $(TRAIN_STAMP)
 
-# Retrain the tile reader from nothing (renders its tables, harvests crops, trains, exports
-# vision/models/tilenet.onnx and its manifest): about 20 minutes on two cores.
+# Retrain both networks from nothing (renders their tables, fits the finder, harvests its
+# candidates' crops, fits the tile reader, exports vision/models/tilefinder.onnx, tilenet.onnx
+# and their manifest): about 32 minutes on two cores.
 model: $(TRAIN_STAMP)
 	$(BIN)/python -m vision.train --out vision/models
 

@@ -1,14 +1,13 @@
-"""CPU time of the reader's classical stages on 1080p frames, one core, against a 30 fps frame.
+"""CPU time of each of the reader's stages on 1080p frames, one core, against a 30 fps frame.
 
     python -m benchmarks.vision_stages [--images N] [--repeat R] [--real]
 
-The stages are the ones around the tile fitting (which a learned reader replaces), called as
-`vision.pipeline` (through `vision.proposals`) calls them, on N rendered 1920x1080 tables (seeds
-0..N-1) and, with `--real`, the 13 shared real photos: the input checks
-(`vision.image.checked_bgr`), the coarse shrink (`vision.scale`), the ArUco markers, the pip
-size, the dark and bright ink, the three `find_bars` passes (dark at 0.4 and 0.3, bright at 0.3)
-and the face-down search. The face-down search is given no face-up tiles (the fitting is not
-run), so it examines every block a face-up tile would have hidden: a little more than in a read.
+The stages of `vision.pipeline.read_checked`, called as it calls them, on N rendered 1920x1080
+tables (seeds 0..N-1) and, with `--real`, the 13 shared real photos: the input checks
+(`vision.image.checked_bgr`), the coarse shrink (`vision.scale`), the finder at every pyramid
+level (`vision.finder`), the tile reader's looks at the face-up candidates
+(`vision.pipeline.face_up_readings`), the choice among readings, and the backs (the reader's looks
+at the face-down candidates, `vision.pipeline.back_readings` and `face_down`).
 
 Each stage's figure is the fastest of R runs on an image (`time.process_time`, so other work on
 the machine inflates it less), and the table gives the median over the images, with the ratio to
@@ -30,18 +29,16 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.facedown import find_face_down
+from vision.finder import shipped_finder
 from vision.image import checked_bgr, load_image
-from vision.markers import find_markers
-from vision.marks import envelope_size, find_bars, ink_ratio, pip_diameters
+from vision.pipeline import Coarse, back_readings, choose, face_down, face_up_readings
 from vision.progress import progress
-from vision.proposals import BRIGHT_BAR_INK, DARK_BAR_INK, FAINT_BAR_INK, WORK_PIP_PX
 from vision.scale import coarse_factor, shrink
+from vision.tilenet import shipped
 
 REAL_PHOTOS = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "real-photos"
 FRAME_MS = 1000 / 30
-STAGES = ("image checks", "coarse shrink", "markers", "pip size", "ink (dark + bright)",
-          "bars (3 passes)", "face-down")
+STAGES = ("image checks", "coarse shrink", "finder", "reader's looks", "choice", "backs")
 
 
 def _best(run: Callable[[], Any], repeat: int) -> tuple[float, Any]:
@@ -59,26 +56,17 @@ def stage_times(frame: np.ndarray, repeat: int) -> dict[str, float]:
     times: dict[str, float] = {}
     times["image checks"], checked = _best(lambda: checked_bgr(frame), repeat)
     factor = coarse_factor(checked.shape)
-    times["coarse shrink"], full = _best(lambda: shrink(checked, factor), repeat)
-    times["markers"], markers = _best(lambda: find_markers(full), repeat)
-    times["pip size"], guesses = _best(lambda: pip_diameters(full, markers=markers), repeat)
-    pip = guesses[0]
-    scale = min(1.0, WORK_PIP_PX / pip)
-    image = full
-    if scale < 0.95:
-        image = cv2.resize(full, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        pip *= scale
-    margin = max(8, min(image.shape[:2]) // 10)
-    image = cv2.copyMakeBorder(image, margin, margin, margin, margin, cv2.BORDER_CONSTANT,
-                               value=(128, 128, 128))
-    window = envelope_size(image.shape, pip)
-    times["ink (dark + bright)"], (dark, bright) = _best(
-        lambda: (ink_ratio(image, polarity="dark", window=window, per_channel=True),
-                 ink_ratio(image, polarity="bright", window=window, per_channel=True)), repeat)
-    times["bars (3 passes)"], _ = _best(
-        lambda: (find_bars(dark, pip, threshold=DARK_BAR_INK), find_bars(dark, pip, threshold=FAINT_BAR_INK),
-                 find_bars(bright, pip, polarity="bright", threshold=BRIGHT_BAR_INK)), repeat)
-    times["face-down"], _ = _best(lambda: find_face_down(full, [], markers=markers), repeat)
+    times["coarse shrink"], image = _best(lambda: shrink(checked, factor), repeat)
+    times["finder"], found = _best(lambda: shipped_finder().find(image), repeat)
+    candidates = [f.frame for f in found if f.face_up]
+    # A fresh picture each run: the crops' shrunk images are cached on it.
+    times["reader's looks"], (readings, _, called_backs) = _best(
+        lambda: face_up_readings(shipped(), Coarse(image, factor), candidates, max_pip=6), repeat)
+    times["choice"], chosen = _best(lambda: choose(readings, 0.5), repeat)
+    backs = [f.frame for f in found if not f.face_up] + called_backs
+    times["backs"], _ = _best(
+        lambda: face_down(back_readings(shipped(), Coarse(image, factor), backs)[0],
+                          [r.frame for r in chosen], None), repeat)
     return times
 
 

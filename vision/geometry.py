@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 OUTSIDE = (128, 128, 128)
+TILE_ASPECT = 2.0  # a tile's length over its width (every common set)
 
 
 @dataclass(frozen=True)
@@ -53,3 +54,30 @@ def inside_any(points: np.ndarray, frames: list[TileFrame]) -> np.ndarray:
         inside |= (np.abs(offset @ frame.across) < frame.half_width) & (
             np.abs(offset @ frame.along) < frame.half_length)
     return inside
+
+
+def first_of_each_place(frames: list[TileFrame], *, reach: float, size_log: float,
+                        axis_radians: float | None = None, groups: np.ndarray | None = None) -> list[int]:
+    """The indices of `frames`, in order, less each frame that repeats an earlier one kept: its
+    centre within `reach` times the smaller half-width, its half-width within a log ratio of
+    `size_log`, its axis within `axis_radians` (any axis when None), and in the same one of
+    `groups` (when given)."""
+    if len(frames) < 2:
+        return list(range(len(frames)))
+    centres = np.array([f.center for f in frames], np.float32)
+    widths = np.array([f.half_width for f in frames], np.float32)
+    distance = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+    same = distance < reach * np.minimum(widths[:, None], widths[None, :])
+    same &= np.abs(np.log(widths[:, None] / widths[None, :])) < size_log
+    if axis_radians is not None:
+        axes = np.array([f.across for f in frames], np.float32)
+        same &= np.abs(axes @ axes.T) > np.cos(axis_radians)
+    if groups is not None:
+        same &= groups[:, None] == groups[None, :]
+    kept: list[int] = []
+    hidden = np.zeros(len(frames), bool)
+    for i in range(len(frames)):
+        if not hidden[i]:
+            kept.append(i)
+            hidden |= same[i]
+    return kept

@@ -1,71 +1,102 @@
 """The stages of `read_image`, top to bottom; see `vision.read` for the public API.
 
-1. `vision.proposals.work_image`: the input at its working scale (bounded pixels, pips of
-   `WORK_PIP_PX`), its markers and pip size.
-2. `vision.proposals.propose`: a frame around every divider-like bar. Geometry only: recall first.
-3. The gate (`vision.tilenet.TileNet.gate`, a tenth of the reader's cost) drops the crops that
-   plainly hold no tile; most proposals are pip rows, seams, grain and clutter.
-4. `settle`: the reader looks at each remaining crop, says whether a face-up tile is there and
-   where exactly, and looks again from there, `LOOKS` times; frames it finds no tile in go. The
-   last look's answer (pips, calibrated confidence, outline) is the reading.
-5. `of_the_sets_size`: readings far from the set's size are looked at again at that size, and
-   `proposals_at_the_sets_size`: gated proposals far from it (rows of pips where the divider
-   hardly shows) are redrawn at that size and looked at.
-6. `choose`: the best reading per place; a reading overlapping a better one goes.
-7. `at_the_sets_scale`: when the tiles read say the pip estimate set the wrong working scale
-   (or none is read), steps 1-6 run again at the scale they give and the better reading stays.
-8. `vision.layout.find_joins` and `vision.facedown.find_face_down`; a block the network is sure
-   holds no tile is no back.
+1. `coarse`: the checked input brought to a bounded scale (`vision.scale`: at most a 1080p
+   frame's pixels, and with a calibration a tile at most `WORK_TILE_LENGTH_PX` long). Every later
+   stage sees this image only, so any input costs about what a 1080p frame does.
+2. `vision.finder.TileFinder.find`: every place a tile may lie, face up or face down, from a
+   network that looks at the whole image at a pyramid of scales. Recall first.
+3. `settle`: the tile reader (`vision.tilenet`) looks at an upright crop of each face-up
+   candidate, says whether a face-up tile is there and where exactly, and looks again from
+   there, up to `LOOKS` times; frames it finds no tile in go. The last look's answer (pips,
+   calibrated confidence, outline) is the reading.
+4. `choose`: the best reading per place; a reading overlapping a better one goes, and so does one
+   the reader is not sure shows a tile at all.
+5. `vision.layout.find_joins`, and the backs: the reader looks at the finder's face-down
+   candidates, and at the face-up candidates its first look called backs, as it looks for
+   face-up tiles (`back_readings`); where it settles on a back it is sure of (`READ_BACK_MIN`),
+   on no face-up tile read and of the set's size, a back is counted (`face_down`).
 
-Shapes: crops are uint8 (N, 64, 32, 3) (`vision.crops`), frames `TileFrame`s in working px until
-the end, where corners are mapped back to input px. Every threshold is a named constant here or
-in the stage's module.
+Shapes: crops are uint8 (N, 64, 32, 3) (`vision.crops`); frames are `TileFrame`s in coarse px
+until the end, where corners are mapped back to input px. Every threshold is a named constant
+here or in the stage's module.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
 from vision.crops import crops, refined
-from vision.facedown import find_face_down
-from vision.geometry import TileFrame, frame_from_corners, inside_any
+from vision.finder import shipped_finder
+from vision.geometry import TileFrame, first_of_each_place
+from vision.image import checked_bgr
 from vision.layout import find_joins
-from vision.marks import SCALE_DOUBT
-from vision.proposals import PIP_PER_HALF_WIDTH, WorkImage, distinct, propose, redrawn, with_pip, work_image
-from vision.tilenet import FACE_UP, GATE_MAX_NOT_A_TILE, KINDS, NOT_A_TILE, Readings, TileNet, shipped
+from vision.scale import coarse_factor, shrink
+from vision.tilenet import BACK, FACE_UP, KINDS, Readings, TileNet, shipped
 from vision.types import SeenTile, TableView, Verdict, tile_name
 
-FIRST_LOOK_MIN = 0.05  # face-up probability below which a proposal is not looked at again
-# The network's probability of a face-up tile below which a reading is no tile, whatever its pips.
-# Its probabilities are calibrated on crops of real tiles and of what the proposals usually frame;
-# a frame on a pattern's cell, two backs side by side or a card is rarer in training and taken
-# for a tile too readily. On 100 widened tuning tables (seeds 10000-10099) this bar cut the false
-# tiles from 91 to 17 for 0.7 % of recall; the pips' own doubt stays with `min_confidence` (a
-# pale pip read at 0.63 is a tile the network is sure of, unsure only of its value).
-MIN_FACE_UP = 0.99
+FIRST_LOOK_MIN = 0.05  # face-up probability below which a candidate is not looked at again
+# The reader's probability of a face-up tile below which a reading is no tile, whatever its pips:
+# a frame on a pattern's cell, two backs side by side or a card is taken for a tile at lower
+# probabilities. Tuned on widened tuning tables 10000-10099 (never the held-out 0-999): 0.95
+# kept precision 0.994 at recall 0.956 (0.99: 0.996 and 0.940; 0.5: 0.984 and 0.962). The pips'
+# own doubt stays with `min_confidence` (a pale pip read at 0.63 is a tile the reader is sure
+# of, unsure only of its value).
+MIN_FACE_UP = 0.95
 MAX_OVERLAP = 0.2  # share of the smaller tile two readings may cover of each other
 LOOKS = 3  # refinements after the first look (each a batch through the network)
 # A look whose answer moves the frame less than this (its centre by this share of the half-width,
 # its sides by this log ratio, its axis by this many radians) has settled: looking again from a
 # crop within a pixel of this one would give the same answer.
 SETTLED = 0.02
+# Two frames a look moved onto one place are looked at once from there: centres within this
+# share of the half-width, half-widths within this log ratio, axes within this many radians.
+SAME_PLACE = (0.25, 0.15, 0.14)
 CALIBRATED_LENGTH = (0.85, 1.15)  # a reading's length over the calibrated tile length, outside: not a tile
-# A face-down block goes only when the network is this sure it holds no tile: backs pushed
-# together in a boneyard are split into boxes that sit a little off each back, and the network
-# is less sure of those than of a lone back.
-NOT_A_BACK = 0.9
-SIZE_VOTE_MIN = 0.5  # readings this confident set the set's size ...
-SIZE_SPREAD = 0.15  # ... and one whose half-width is off it by more (log ratio) is looked at again
-SURE_VOTES = 3  # confident readings that settle the scale; with fewer, other scales are read too
+# The reader's probability of a back from which a frame it settled on is one. Every face-down
+# candidate of the finder is looked at (a plain back is as plain as a blank face to the finder,
+# and its heat splits between the two: a row of tidy backs scored 0.2-0.6). On the tuning tables
+# 10000-10099 (never the held-out 0-999) the count was off by 0.00 on average on the plain ones
+# (100 of 100 exact) and 0.30 on the widened ones (77 exact); counting only the finder's
+# candidates at least 0.5 sure, by 0.03 and 0.43; the table-colour blocks this replaced, by 0.28
+# and 5.0 (a textured cloth is no one colour).
+READ_BACK_MIN = 0.5
+# A back's half-width off the set's (the face-up tiles' median, else the likeliest back's) by more
+# than this log ratio is something else (a sleeve, a box): every tile of a set has one size, and
+# perspective changes it by a few per cent.
+BACK_SIZE_SPREAD = 0.4
+
+
+@dataclass(frozen=True)
+class Coarse:
+    """The image every stage reads, and how its pixels map back to the input's."""
+
+    image: np.ndarray  # uint8 (H, W, 3) BGR
+    factor: float  # input px * factor = coarse px
+    # `image` averaged down for crops (`vision.crops.crops`), by quarter octave: built on demand.
+    shrunk: dict[int, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
+
+    def to_input(self, points: np.ndarray) -> np.ndarray:
+        """(..., 2) coarse px -> input px."""
+        return (np.asarray(points, np.float32) / self.factor).astype(np.float32)
+
+    def crops(self, frames: list[TileFrame]) -> np.ndarray:
+        return crops(self.image, frames, self.shrunk)
+
+
+def coarse(image_bgr: object, tile_length_px: float | None = None) -> Coarse:
+    """The checked input at its bounded scale (`vision.scale.coarse_factor`)."""
+    checked = checked_bgr(image_bgr)
+    factor = coarse_factor(checked.shape, tile_length_px)
+    return Coarse(shrink(checked, factor), factor)
 
 
 @dataclass(frozen=True)
 class Reading:
-    frame: TileFrame  # working px
+    frame: TileFrame  # coarse px
     top: int
     bottom: int
     confidence: float  # face-up probability times the pips' joint probability
@@ -101,224 +132,109 @@ def choose(readings: list[Reading], min_confidence: float) -> list[Reading]:
     return kept
 
 
-def _verdicts(
-    work: WorkImage, frames: list[TileFrame], readings: Readings, index: np.ndarray
-) -> list[Verdict]:
+def distinct(frames: list[TileFrame]) -> list[TileFrame]:
+    """`frames` less those that repeat an earlier one (`SAME_PLACE`): the looks from a tile's
+    candidates at two levels, or from both heats, lead to one place."""
+    reach, size_log, axis = SAME_PLACE
+    return [frames[i] for i in first_of_each_place(frames, reach=reach, size_log=size_log, axis_radians=axis)]
+
+
+def _verdicts(picture: Coarse, frames: list[TileFrame], readings: Readings,
+              index: np.ndarray) -> list[Verdict]:
     out = []
     for i in index.tolist():
         kind = int(readings.kind[i].argmax())
-        out.append(Verdict(work.to_input(frames[i].corners()), KINDS[kind], float(readings.kind[i, kind])))
+        out.append(Verdict(picture.to_input(frames[i].corners()), KINDS[kind], float(readings.kind[i, kind])))
     return out
 
 
-def settle(
-    net: TileNet, work: WorkImage, frames: list[TileFrame], batch: np.ndarray | None = None
-) -> tuple[list[TileFrame], Readings, list[Verdict]]:
+@dataclass(frozen=True)
+class Settled:
+    """What the reader's looks made of some candidates (`settle`)."""
+
+    frames: list[TileFrame]  # where the last look put each tile still seen (coarse px)
+    readings: Readings  # the last look's answer for each of `frames`
+    dropped: list[Verdict]  # a verdict on each frame dropped on the way (input px)
+    backs: list[TileFrame]  # candidates the first look called backs (`READ_BACK_MIN`)
+
+
+def settle(net: TileNet, picture: Coarse, frames: list[TileFrame], *, kind: int = FACE_UP) -> Settled:
     """Look at `frames` up to `1 + LOOKS` times, each time from where the last look put the tile,
-    dropping frames the network sees no face-up tile in. The frames of the last look, its
-    readings, and a verdict on each frame dropped on the way.
+    dropping frames the reader sees no tile of `kind` (face up, or a back) in.
 
     A frame the last look barely moved (`SETTLED`) keeps that look: another would see the same
-    crop. Frames that moved onto the same place (`vision.proposals.distinct`: the pip rows and the
-    divider of one tile all lead to it) are looked at once, from the likeliest of them."""
-    readings = net.read(crops(work.image, frames, work.shrunk) if batch is None else batch)
+    crop. Frames that moved onto the same place (`distinct`) are looked at once, from the
+    likeliest of them."""
+    readings = net.read(picture.crops(frames))
+    kinds = readings.kind
+    called_back = (kinds.argmax(axis=1) == BACK) & (kinds[:, BACK] >= READ_BACK_MIN)
+    backs = [frames[i] for i in np.nonzero(called_back)[0].tolist()]
     verdicts: list[Verdict] = []
     kept_frames: list[TileFrame] = []
     kept: list[Readings] = []
     for _ in range(LOOKS):
-        face_up = readings.kind[:, FACE_UP]
-        alive = face_up >= FIRST_LOOK_MIN
-        verdicts += _verdicts(work, frames, readings, np.nonzero(~alive)[0])
+        likelihood = readings.kind[:, kind]
+        alive = likelihood >= FIRST_LOOK_MIN
+        verdicts += _verdicts(picture, frames, readings, np.nonzero(~alive)[0])
         still = alive & (np.abs(readings.geometry).max(axis=1) < SETTLED)
         kept_frames += [frames[i] for i in np.nonzero(still)[0].tolist()]
         kept.append(readings.rows(still))
         going = np.nonzero(alive & ~still)[0]
-        going = going[np.argsort(-face_up[going], kind="stable")]
-        moved = [refined(frames[i], readings.geometry[i]) for i in going.tolist()]
-        frames = distinct(moved, by_size=False)
-        readings = net.read(crops(work.image, frames, work.shrunk))
-    return kept_frames + frames, Readings.joined([*kept, readings]), verdicts
+        going = going[np.argsort(-likelihood[going], kind="stable")]
+        frames = distinct([refined(frames[i], readings.geometry[i]) for i in going.tolist()])
+        readings = net.read(picture.crops(frames))
+    return Settled(kept_frames + frames, Readings.joined([*kept, readings]), verdicts, backs)
 
 
-def _readings(frames: list[TileFrame], readings: Readings, max_pip: int) -> list[Reading]:
+def face_up_readings(net: TileNet, picture: Coarse, candidates: list[TileFrame], *,
+                     max_pip: int) -> tuple[list[Reading], list[Verdict], list[TileFrame]]:
+    """Every candidate's last reading that still holds a face-up tile, a verdict on each
+    candidate, and the candidates the reader's first look called backs (`Settled.backs`)."""
+    if not candidates:
+        return [], [], []
+    settled = settle(net, picture, candidates)
+    frames, readings = settled.frames, settled.readings
+    verdicts = settled.dropped + _verdicts(picture, frames, readings, np.arange(len(frames)))
     out = []
     for i, frame in enumerate(frames):
         a, b, pips = read_pips(readings, i, max_pip)
         face_up = float(readings.kind[i, FACE_UP])
         out.append(Reading(frame, a, b, face_up * pips, face_up))
-    return out
+    return out, verdicts, settled.backs
 
 
-def sets_size(found: list[Reading]) -> tuple[float, float] | None:
-    """The set's half-width and half-length: the median of the confident readings' (at least two).
-
-    Every tile of a set has one size (perspective changes it by a few per cent)."""
-    sizes = [(r.frame.half_width, r.frame.half_length) for r in found if r.confidence >= SIZE_VOTE_MIN]
-    if len(sizes) < 2:
-        return None
-    half_width, half_length = (float(v) for v in np.median(np.array(sizes), axis=0))
-    return half_width, half_length
+def _of_length(frame: TileFrame, length: float | None) -> bool:
+    """Whether `frame` is as long as a calibrated tile (`CALIBRATED_LENGTH`), or no length is known."""
+    return length is None or CALIBRATED_LENGTH[0] < 2 * frame.half_length / length < CALIBRATED_LENGTH[1]
 
 
-def off_size(frame: TileFrame, half_width: float) -> bool:
-    """Whether `frame`'s half-width is off the set's `half_width` by more than `SIZE_SPREAD`."""
-    return abs(math.log(frame.half_width / half_width)) > SIZE_SPREAD
-
-
-def of_the_sets_size(net: TileNet, work: WorkImage, found: list[Reading], max_pip: int) -> list[Reading]:
-    """`found`, with readings far from the set's size (`sets_size`) looked at again from a frame
-    of that size: a frame that settled much smaller or larger began from a bar that was no
-    divider of this set's proportions, and the crop around it showed too little or too much of
-    the tile for the network to find its ends."""
-    size = sets_size(found)
-    if size is None:
-        return found
-    odd = [i for i, r in enumerate(found) if off_size(r.frame, size[0])]
-    if not odd:
-        return found
-    frames = [TileFrame(found[i].frame.center, found[i].frame.across, *size) for i in odd]
-    frames, readings, _ = settle(net, work, frames)
-    again = set(odd)
-    kept = [r for i, r in enumerate(found) if i not in again]
-    return kept + _readings(frames, readings, max_pip)
-
-
-def proposals_at_the_sets_size(
-    net: TileNet, work: WorkImage, proposals: list[TileFrame], found: list[Reading], max_pip: int
-) -> tuple[list[Reading], list[Verdict]]:
-    """Readings from gated proposals far from the set's size (`sets_size`), redrawn at that size.
-
-    Where a set's divider hardly shows (a blurred, noisy webcam; a divider near the face's colour)
-    the only bars on a tile are rows of its pips, shorter than a divider: their frames are a
-    fraction of the tile, and the network, shown a crop of pips alone, cannot find the tile's
-    ends from it. Such a frame is redrawn at the set's size, along its bar and across it (a row of
-    pips may run either way), centred on the bar and with the bar in either half
-    (`vision.proposals.redrawn`), and gated and looked at like any proposal.
-
-    Only readings `choose` would keep (`MIN_FACE_UP`) give the size: two doubtful readings on a
-    page of print would otherwise set a size at which its lines read as tiles. With fewer than
-    two, nothing is redrawn (the pip estimate's size stands in badly: print reads as 6-6 at it).
-    Bars on a tile already read (its own pip rows) are left out, and so are the frames the gate
-    saw no tile in at their own size (a row of a tile's pips is seen as part of a tile; redrawing
-    every proposal read 0.82 of the tiles of 100 widened tables against 0.78, for 2.2 times the
-    reading's CPU)."""
-    found = [r for r in found if r.face_up >= MIN_FACE_UP]
-    size = sets_size(found)
-    if size is None or not proposals:
+def back_readings(net: TileNet, picture: Coarse, candidates: list[TileFrame]
+                  ) -> tuple[list[TileFrame], list[Verdict]]:
+    """Where the reader, looking from `candidates` as it looks for face-up tiles (`settle`), sees
+    a back at least `READ_BACK_MIN` sure, likeliest first; and a verdict on each candidate."""
+    candidates = distinct(candidates)
+    if not candidates:
         return [], []
-    read = [r.frame for r in found if r.confidence >= SIZE_VOTE_MIN]
-    on_a_read_tile = inside_any(np.array([p.center for p in proposals], np.float32), read)
-    frames: list[TileFrame] = []
-    for proposal, on_read in zip(proposals, on_a_read_tile.tolist(), strict=True):
-        if not on_read and off_size(proposal, size[0]):
-            frames += redrawn(proposal, *size)
-    frames = distinct(frames, by_size=False)
-    batch, through, verdicts = gated(net, work, frames)
-    readings, more_verdicts = looks(net, work, frames, batch, through, max_pip)
-    return readings, verdicts + more_verdicts
+    settled = settle(net, picture, candidates, kind=BACK)
+    kinds = settled.readings.kind
+    verdicts = settled.dropped + _verdicts(picture, settled.frames, settled.readings, np.arange(len(kinds)))
+    backs = np.nonzero((kinds.argmax(axis=1) == BACK) & (kinds[:, BACK] >= READ_BACK_MIN))[0]
+    backs = backs[np.argsort(-kinds[backs, BACK], kind="stable")]
+    return [settled.frames[i] for i in backs.tolist()], verdicts
 
 
-def gated(
-    net: TileNet, work: WorkImage, frames: list[TileFrame]
-) -> tuple[np.ndarray, np.ndarray, list[Verdict]]:
-    """The crops of `frames`, which of them the gate passes, and a verdict on each it does not."""
-    batch = crops(work.image, frames, work.shrunk)
-    not_a_tile = net.gate(batch)
-    through = not_a_tile < GATE_MAX_NOT_A_TILE
-    verdicts = [
-        Verdict(work.to_input(f.corners()), KINDS[NOT_A_TILE], float(p))
-        for f, p, ok in zip(frames, not_a_tile, through, strict=True)
-        if not ok
-    ]
-    return batch, through, verdicts
-
-
-def looks(
-    net: TileNet,
-    work: WorkImage,
-    frames: list[TileFrame],
-    batch: np.ndarray,
-    through: np.ndarray,
-    max_pip: int,
-) -> tuple[list[Reading], list[Verdict]]:
-    """The looks (`settle`) from the frames the gate passed: the last readings, a verdict on each."""
-    frames = [f for f, ok in zip(frames, through, strict=True) if ok]
-    if not frames:
-        return [], []
-    frames, readings, dropped = settle(net, work, frames, batch[through])
-    verdicts = dropped + _verdicts(work, frames, readings, np.arange(len(frames)))
-    return _readings(frames, readings, max_pip), verdicts
-
-
-def face_up_readings(net: TileNet, work: WorkImage, *, max_pip: int) -> tuple[list[Reading], list[Verdict]]:
-    """Every proposal's last reading that still holds a face-up tile, and a verdict on each."""
-    proposals = propose(work)
-    batch, through, verdicts = gated(net, work, proposals)
-    found, more = looks(net, work, proposals, batch, through, max_pip)
-    found = of_the_sets_size(net, work, found, max_pip)
-    passed = [p for p, ok in zip(proposals, through.tolist(), strict=True) if ok]
-    resized, resized_verdicts = proposals_at_the_sets_size(net, work, passed, found, max_pip)
-    return found + resized, verdicts + more + resized_verdicts
-
-
-def _read_at(
-    net: TileNet, work: WorkImage, *, max_pip: int, min_confidence: float
-) -> tuple[WorkImage, list[Reading], list[Verdict]]:
-    readings, verdicts = face_up_readings(net, work, max_pip=max_pip)
-    return work, choose(readings, min_confidence), verdicts
-
-
-def _votes(chosen: list[Reading]) -> int:
-    return sum(r.confidence >= SIZE_VOTE_MIN for r in chosen)
-
-
-def at_the_sets_scale(
-    net: TileNet, work: WorkImage, *, max_pip: int, min_confidence: float
-) -> tuple[WorkImage, list[Reading], list[Verdict]]:
-    """The reading at the scale the tiles themselves give, not only the pip estimate's.
-
-    The pip size is estimated from round marks, and a patterned cloth (gingham squares, a floral
-    print's dots) can outvote the pips: the image is then shrunk until its dividers vanish, or not
-    enough for them to show. The tiles read say how large pips really are (`PIP_PER_HALF_WIDTH`
-    of a tile's half-width): when they disagree with the estimate by more than `SCALE_DOUBT`,
-    the image is read again at the scale they give. When fewer than `SURE_VOTES` tiles are read
-    confidently (one or two readings may be a cell of the pattern read as a tile), it is read
-    again at the estimate's other guesses (`WorkImage.pip_alternatives`) and at twice and half
-    the estimate, until one reads `SURE_VOTES`. The reading with the most confident tiles wins; a
-    tie keeps the earlier."""
-    best = _read_at(net, work, max_pip=max_pip, min_confidence=min_confidence)
-    coarse_pip = work.pip / work.scale
-    confident = [r for r in best[1] if r.confidence >= SIZE_VOTE_MIN]
-    tried = [coarse_pip]
-
-    def read_at(pip: float) -> None:
-        nonlocal best
-        if any(abs(math.log(pip / other)) < math.log(SCALE_DOUBT) / 2 for other in tried):
-            return  # as good as read at that scale already
-        tried.append(pip)
-        other = _read_at(net, with_pip(work, pip), max_pip=max_pip, min_confidence=min_confidence)
-        if _votes(other[1]) > _votes(best[1]):
-            best = other
-
-    if confident:
-        implied = PIP_PER_HALF_WIDTH * float(np.median([r.frame.half_width for r in confident])) / work.scale
-        if abs(math.log(implied / coarse_pip)) > math.log(SCALE_DOUBT):
-            read_at(implied)
-    if len(confident) < SURE_VOTES:
-        for pip in [*work.pip_alternatives, coarse_pip * 2, coarse_pip / 2]:
-            if _votes(best[1]) >= SURE_VOTES:
-                break  # as settled as a first reading of that many tiles
-            read_at(pip)
-    return best
-
-
-def confirmed_backs(net: TileNet, work: WorkImage, corners: list[np.ndarray]) -> list[np.ndarray]:
-    """The face-down blocks (coarse px) the network does not see as no tile at all."""
-    if not corners:
+def face_down(backs: list[TileFrame], face_up: list[TileFrame], length: float | None) -> list[TileFrame]:
+    """Of `backs` (likeliest first), those on no face-up tile and no likelier back, of the
+    calibrated length when there is one, and of the set's size (`BACK_SIZE_SPREAD`)."""
+    kept: list[TileFrame] = []
+    for frame in backs:
+        if _of_length(frame, length) and not any(overlap(frame, other) > MAX_OVERLAP
+                                                 for other in [*face_up, *kept]):
+            kept.append(frame)
+    if not kept:
         return []
-    frames = [frame_from_corners(c * work.scale + work.margin) for c in corners]
-    readings = net.read(crops(work.image, frames, work.shrunk))
-    return [c for c, p in zip(corners, readings.kind[:, NOT_A_TILE], strict=True) if p < NOT_A_BACK]
+    sets_width = float(np.median([f.half_width for f in face_up])) if face_up else kept[0].half_width
+    return [b for b in kept if abs(math.log(b.half_width / sets_width)) <= BACK_SIZE_SPREAD]
 
 
 def read_checked(
@@ -326,40 +242,26 @@ def read_checked(
 ) -> TableView:
     """`read_image` on a checked frame, at a bounded cost whatever its size."""
     net = shipped()
-    work = work_image(image_bgr, tile_length_px)
-    read_at = _read_at if tile_length_px is not None else at_the_sets_scale  # calibrated: scale known
-    work, chosen, verdicts = read_at(net, work, max_pip=max_pip, min_confidence=min_confidence)
-    if tile_length_px is not None:
-        length = tile_length_px * work.coarse_factor * work.scale
-        chosen = [
-            r
-            for r in chosen
-            if CALIBRATED_LENGTH[0] < 2 * r.frame.half_length / length < CALIBRATED_LENGTH[1]
-        ]
+    picture = coarse(image_bgr, tile_length_px)
+    length = None if tile_length_px is None else tile_length_px * picture.factor
+    found = shipped_finder().find(picture.image, tile_length_px=length)
+    candidates = [f.frame for f in found if f.face_up]
+    readings, verdicts, called_backs = face_up_readings(net, picture, candidates, max_pip=max_pip)
+    chosen = [r for r in choose(readings, min_confidence) if _of_length(r.frame, length)]
     tiles = tuple(
-        SeenTile(tile_name(r.top, r.bottom), r.top, r.bottom, work.to_input(r.frame.corners()), r.confidence)
+        SeenTile(tile_name(r.top, r.bottom), r.top, r.bottom, picture.to_input(r.frame.corners()),
+                 r.confidence)
         for r in chosen
     )
     frames = [r.frame for r in chosen]
     joins = find_joins(frames, [t.is_double for t in tiles])
-    # Backs are found at the coarse scale: with few pips in view the pip size, and so the working
-    # scale, says nothing about the size of a back.
-    coarse_frames = [
-        TileFrame(
-            (f.center - work.margin) / work.scale,
-            f.across,
-            f.half_width / work.scale,
-            f.half_length / work.scale,
-        )
-        for f in frames
-    ]
-    coarse_length = None if tile_length_px is None else tile_length_px * work.coarse_factor
-    backs = find_face_down(work.coarse, coarse_frames, markers=work.markers, tile_length_px=coarse_length)
-    backs = confirmed_backs(net, work, backs)
+    back_candidates = [f.frame for f in found if not f.face_up] + called_backs
+    seen_backs, back_verdicts = back_readings(net, picture, back_candidates)
+    backs = face_down(seen_backs, frames, length)
     return TableView(
         tiles=tiles,
-        face_down_corners=tuple((c / work.coarse_factor).astype(np.float32) for c in backs),
+        face_down_corners=tuple(picture.to_input(back.corners()) for back in backs),
         joins=tuple((tiles[j.first].tile, tiles[j.second].tile) for j in joins),
         join_halves=tuple((j.first, j.first_half, j.second, j.second_half) for j in joins),
-        candidates=tuple(verdicts),
+        candidates=tuple(verdicts + back_verdicts),
     )

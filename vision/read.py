@@ -1,10 +1,9 @@
 """`read_image`: every tile on a still image of a table, with values, outlines and joins.
 
 The stages, each a small module of its own, run by `vision.pipeline` top to bottom: bring the
-image to its working scale and propose a tile around every divider-like bar (`vision.proposals`),
-let the learned tile reader decide what each crop holds and where (`vision.crops`,
-`vision.tilenet`), keep one reading per place, find joins (`vision.layout`) and count the
-face-down tiles (`vision.facedown`).
+image to a bounded scale (`vision.scale`), let the finder say where tiles may lie, face up or face
+down (`vision.finder`), let the tile reader decide what each face-up candidate holds and where
+(`vision.crops`, `vision.tilenet`), keep one reading per place and find joins (`vision.layout`).
 """
 
 from __future__ import annotations

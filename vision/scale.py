@@ -1,18 +1,16 @@
 """The working scale: every input is shrunk to a bounded image before any stage looks at it.
 
 The reader's stages cost time and memory in proportion to the pixels they see, and nothing in a
-photo needs more than a 1080p frame's worth of them: a tile is read from its pips, and pips wider
-than `vision.pipeline`'s working pip size (11 px) are shrunk to it anyway. So the input is first
-brought to a coarse image of at most `MAX_WORK_PIXELS`, and no smaller than needed:
+photo needs more than a 1080p frame's worth of them: the finder looks at a pyramid of at most
+768 px a side, and the tile reader at crops of 32 x 64 px. So the input is first brought to a
+coarse image of at most `MAX_WORK_PIXELS`, and no smaller than needed:
 
 - with a calibration, the tile's length in the input (`tile_length_px`) says how far it can shrink
-  at once: to `WORK_TILE_LENGTH_PX` a tile, which leaves its pips about twice the working size;
-- without one, only the pixel budget shrinks it; the pip size is then estimated on the coarse
-  image (a cheap, robust estimate of the tile's size, see `vision.marks.pip_diameters`)
-  and the reading shrinks further from there.
+  at once: to `WORK_TILE_LENGTH_PX` a tile, several times what its crop needs;
+- without one, only the pixel budget shrinks it.
 
 Every corner found is mapped back to input pixels by the one factor (`coarse_factor`). Frames of
-1080p or fewer pixels with tiles shorter than `WORK_TILE_LENGTH_PX` are read exactly as before.
+1080p or fewer pixels with tiles shorter than `WORK_TILE_LENGTH_PX` are read at their own pixels.
 """
 
 from __future__ import annotations

@@ -34,13 +34,8 @@ MAX_PIPS = 12
 OUTPUTS = ("kind", "top", "bottom", "geometry")
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 MODEL_FILE = "tilenet.onnx"
-GATE_FILE = "tilegate.onnx"
-GATE_OUTPUTS = ("kind",)
-# The gate's verdict that lets a proposal through to the reader: its probability of no tile below
-# this. Recall first: the gate only spares the reader the crops that plainly hold no tile.
-GATE_MAX_NOT_A_TILE = 0.98
 MANIFEST_FILE = "manifest.json"
-BATCH = 256  # crops per forward pass: bounds the memory a frame full of proposals can take
+BATCH = 256  # crops per forward pass: bounds the memory a frame full of candidates can take
 
 
 @dataclass(frozen=True)
@@ -86,7 +81,6 @@ class TileNet:
         try:
             self.manifest: dict[str, Any] = json.loads(manifest.read_text())
             self.net = cv2.dnn.readNetFromONNX(str(model))
-            self.gate_net = cv2.dnn.readNetFromONNX(str(model_dir / GATE_FILE))
         except (OSError, ValueError, cv2.error) as error:
             raise VisionError(f"cannot load the tile reader from {model_dir}: {error}") from error
         shape = self.manifest.get("input")
@@ -108,17 +102,6 @@ class TileNet:
         kind, top, bottom, geometry = (np.concatenate([p[i] for p in parts]) for i in range(4))
         t = self.temperature
         return Readings(softmax(kind, t), softmax(top, t), softmax(bottom, t), geometry.astype(np.float32))
-
-    def gate(self, batch: np.ndarray) -> np.ndarray:
-        """float32 (N,): the gate's probability (a tenth of the reader's cost) that each of uint8
-        (N, CROP_HEIGHT, CROP_WIDTH, 3) crops holds no tile; at `GATE_MAX_NOT_A_TILE` or more it
-        needs no reading."""
-        out = np.ones(len(batch), np.float32)
-        for i in range(0, len(batch), BATCH):
-            self.gate_net.setInput(normalised(batch[i : i + BATCH]))
-            logits = np.asarray(self.gate_net.forward()).reshape(-1, len(KINDS))
-            out[i : i + BATCH] = softmax(logits)[:, NOT_A_TILE]
-        return out
 
     def _forward(self, x: np.ndarray) -> list[np.ndarray]:
         self.net.setInput(x)

@@ -1,45 +1,65 @@
-"""The training harvest's frames: what the reader is shown in training is what it is shown reading."""
+"""The training harvest: what the reader is shown in training is what it is shown reading, with the
+right labels."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from vision.geometry import TileFrame
-from vision.proposals import SHIFTS_ALONG
+from tests.vision.conftest import Painted, paint_back, paint_tile, table
+from vision.finder import shipped_finder
+from vision.geometry import frame_from_corners
 from vision.tilenet import BACK, FACE_UP, NOT_A_TILE
-from vision.train.harvest import REDRAWN_ELSEWHERE, REDRAWN_PER_TILE, Truth, at_the_sets_size, label
-
-RIGHT, UP = np.array([1, 0], np.float32), np.array([0, 1], np.float32)
-
-
-def _frame(x: float, y: float, half_width: float, axis: np.ndarray = RIGHT) -> TileFrame:
-    return TileFrame(np.array([x, y], np.float32), axis, half_width, 2 * half_width)
-
-
-def test_proposals_off_the_sets_size_are_redrawn_at_it_a_few_per_tile_and_elsewhere() -> None:
-    tiles = [
-        Truth(_frame(100, 100, 24), FACE_UP, 3, 4),
-        Truth(_frame(300, 100, 24), FACE_UP, 1, 2),
-        Truth(_frame(500, 100, 24), BACK, -1, -1),
-    ]
-    rows_on_first = [_frame(100, 80 + 10 * i, 8, UP) for i in range(5)]  # its pip rows
-    divider_of_second = _frame(300, 100, 25)  # the set's size already: not redrawn
-    on_the_back = _frame(500, 100, 8)  # on no face-up tile, but not elsewhere either
-    elsewhere = [_frame(40 * i, 600, 60) for i in range(3 * REDRAWN_ELSEWHERE)]  # print, clutter
-    proposals = [*rows_on_first, divider_of_second, on_the_back, *elsewhere]
-    frames = at_the_sets_size(proposals, tiles, np.random.default_rng(0))
-    per_proposal = 2 * len(SHIFTS_ALONG)
-    assert len(frames) == (REDRAWN_PER_TILE + REDRAWN_ELSEWHERE) * per_proposal
-    assert all(f.half_width == 24.0 and f.half_length == 48.0 for f in frames)
-    centers = np.array([f.center for f in frames])
-    assert (centers[:, 1] < 200).sum() == REDRAWN_PER_TILE * per_proposal  # the first tile's rows
-    assert not np.any(np.hypot(centers[:, 0] - 500, centers[:, 1] - 100) < 30)  # nothing off the back
-    # One of each row's redrawn frames is centred on its tile, and teaches a tile there.
-    assert sum(label(f, tiles)[0] == FACE_UP for f in frames) >= REDRAWN_PER_TILE
-    assert all(label(f, tiles)[0] == NOT_A_TILE for f in frames if f.center[1] > 500)
+from vision.train.harvest import (
+    JITTERED_PER_BACK,
+    JITTERED_PER_TILE,
+    RANDOM_PER_IMAGE,
+    Table,
+    Truth,
+    harvest_table,
+    label,
+)
 
 
-def test_a_table_without_face_up_tiles_redraws_nothing() -> None:
-    tiles = [Truth(_frame(500, 100, 24), BACK, -1, -1)]
-    assert at_the_sets_size([_frame(40, 600, 60)], tiles, np.random.default_rng(0)) == []
-    assert at_the_sets_size([], [], np.random.default_rng(0)) == []
+def _table_of(image: np.ndarray, tiles: list[Painted], backs: list[Painted]) -> Table:
+    corners = np.array([t.corners() for t in tiles + backs], np.float32).reshape(-1, 4, 2)
+    everything = tiles + backs
+    return Table(image, corners, np.array([True] * len(tiles) + [False] * len(backs)),
+                 np.array([t.a for t in everything], np.int8), np.array([t.b for t in everything], np.int8))
+
+
+def test_a_table_gives_labelled_crops_of_its_tiles_backs_and_bare_cloth() -> None:
+    image = table(1280, 720, colour=(60, 110, 40), seed=2)
+    tiles = [Painted(1, 3, (300, 250), 0.0, 22), Painted(2, 6, (800, 400), 60.0, 22)]
+    backs = [Painted(0, 0, (1000, 200), 30.0, 22)]
+    for tile in tiles:
+        paint_tile(image, tile)
+    for back in backs:
+        paint_back(image, back.center, back.angle_deg, back.half_width)
+    crops = harvest_table(_table_of(image, tiles, backs), 7, shipped_finder(), np.random.default_rng(0))
+    assert crops.crops.shape[1:] == (64, 32, 3) and len(crops.crops) == len(crops.kind)
+    assert set(crops.image.tolist()) == {7}
+    face_up = crops.kind == FACE_UP
+    # Every jittered frame that stays a tile's frame teaches it, with its values on the right halves.
+    assert face_up.sum() >= len(tiles) * JITTERED_PER_TILE // 2
+    values = zip(crops.top[face_up], crops.bottom[face_up], strict=True)
+    assert {frozenset((int(a), int(b))) for a, b in values} == {frozenset((1, 3)), frozenset((2, 6))}
+    assert (crops.kind == BACK).sum() >= JITTERED_PER_BACK // 2
+    assert np.all(crops.top[crops.kind != FACE_UP] == -1)
+    assert np.all(crops.has_geometry == (crops.kind != NOT_A_TILE))
+    assert (crops.kind == NOT_A_TILE).sum() > 0
+
+
+def test_an_empty_table_gives_bare_cloth_only() -> None:
+    image = table(640, 360, colour=(60, 110, 40), seed=3)
+    crops = harvest_table(_table_of(image, [], []), 1, shipped_finder(), np.random.default_rng(1))
+    assert len(crops.kind) >= RANDOM_PER_IMAGE and np.all(crops.kind == NOT_A_TILE)
+
+
+def test_a_frame_teaches_the_tile_it_frames_and_near_misses_teach_nothing() -> None:
+    truth = Truth(frame_from_corners(Painted(4, 5, (100, 100), 0.0, 20).corners().astype(np.float32)),
+                  FACE_UP, 4, 5)
+    assert label(truth.frame, [truth]) == (FACE_UP, truth)
+    shifted = frame_from_corners(Painted(4, 5, (100 + 14, 100), 0.0, 20).corners().astype(np.float32))
+    assert label(shifted, [truth])[0] == -1  # 0.7 half-widths along: neither a tile nor not one
+    far = frame_from_corners(Painted(4, 5, (300, 300), 0.0, 20).corners().astype(np.float32))
+    assert label(far, [truth]) == (NOT_A_TILE, None)

@@ -47,8 +47,8 @@ def test_photo_joins_seen_are_labelled_joins(name, views, real_labels):
         assert tuple(sorted(pair)) in labelled, f"{name}: join {pair} is not in the labels"
 
 
-# Every photo reads exactly, the close crops too (jm-single-*: the tile fills the frame, and a pip
-# touching the divider tilts the bar's first direction by degrees; see `vision.marks._straightened`).
+# Every photo reads exactly, the close crops too (jm-single-*: the tile fills the frame, found at
+# the finder's smallest pyramid levels).
 # The expected tiles and joins come from labels.json.
 @pytest.mark.parametrize("name", NAMES)
 def test_photo_reads_exactly(name, views, real_labels):

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from vision.crops import CROP_HEIGHT, CROP_WIDTH, crop, geometry_target, refined
 from vision.errors import VisionError
+from vision.finder import FINDER_FILE, TileFinder
 from vision.geometry import TileFrame
 from vision.tilenet import (
-    GATE_FILE,
     KINDS,
     MANIFEST_FILE,
     MAX_PIPS,
@@ -40,10 +40,11 @@ def test_the_shipped_model_is_the_one_its_manifest_describes() -> None:
     figures = manifest["validation"]
     assert figures["kind_accuracy"] > 0.97 and figures["pips_exact_on_face_up"] > 0.95
     assert manifest["opencv_max_difference"] < 1e-3
-    gate = manifest["gate"]
-    assert file_digest(MODEL_DIR / gate["model"]) == gate["sha256"]
-    assert (MODEL_DIR / gate["model"]).stat().st_size == gate["bytes"] < MAX_MODEL_BYTES
-    assert gate["validation"]["face_up_passed"] > 0.99
+    finder = manifest["finder"]
+    assert finder["model"] == FINDER_FILE
+    assert file_digest(MODEL_DIR / finder["model"]) == finder["sha256"]
+    assert (MODEL_DIR / finder["model"]).stat().st_size == finder["bytes"] < MAX_MODEL_BYTES
+    assert finder["validation"]["centre_recall"] > 0.9 and finder["opencv_max_difference"] < 1e-3
 
 
 def test_the_model_reads_a_batch_in_opencv_with_probabilities() -> None:
@@ -55,15 +56,14 @@ def test_the_model_reads_a_batch_in_opencv_with_probabilities() -> None:
         np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, atol=1e-4)
     assert readings.geometry.shape == (5, 5)
     assert len(shipped().read(batch[:0])) == 0
-    not_a_tile = shipped().gate(batch)
-    assert not_a_tile.shape == (5,) and np.all((not_a_tile >= 0) & (not_a_tile <= 1))
 
 
 def test_a_missing_or_mismatched_model_is_a_vision_error(tmp_path) -> None:
     with pytest.raises(VisionError, match="cannot load the tile reader"):
         TileNet(tmp_path)
-    for name in (MODEL_FILE, GATE_FILE):
-        (tmp_path / name).write_bytes((MODEL_DIR / name).read_bytes())
+    with pytest.raises(VisionError, match="cannot load the tile finder"):
+        TileFinder(tmp_path)
+    (tmp_path / MODEL_FILE).write_bytes((MODEL_DIR / MODEL_FILE).read_bytes())
     manifest = json.loads((MODEL_DIR / MANIFEST_FILE).read_text())
     manifest["input"] = [3, 32, 32]
     (tmp_path / MANIFEST_FILE).write_text(json.dumps(manifest))
@@ -109,8 +109,11 @@ def test_the_training_script_runs_a_few_steps_and_exports_a_readable_model(tmp_p
     pytest.importorskip("torch", reason="the train extra is not installed (pip install -e '.[train]')")
     from vision.train.fit import run
 
-    manifest = run(tmp_path, images=3, epochs=1, jobs=1, max_steps=3)
+    manifest = run(tmp_path, images=3, epochs=1, jobs=1, max_steps=3, finder_steps=3)
     assert manifest["training"]["images"] == 3 and manifest["bytes"] < MAX_MODEL_BYTES
     assert file_digest(tmp_path / MODEL_FILE) == manifest["sha256"]
+    assert file_digest(tmp_path / FINDER_FILE) == manifest["finder"]["sha256"]
     reader = TileNet(tmp_path)
     assert len(reader.read(np.zeros((2, CROP_HEIGHT, CROP_WIDTH, 3), np.uint8))) == 2
+    found = TileFinder(tmp_path).find(np.full((120, 200, 3), 128, np.uint8))
+    assert all(f.frame.half_width > 0 for f in found)

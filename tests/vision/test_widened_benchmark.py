@@ -99,17 +99,17 @@ def test_the_command_writes_every_figure(tmp_path: Path, capsys: pytest.CaptureF
 
 
 def test_the_stage_recall_benchmark_follows_each_tile_through_the_reader() -> None:
-    """`benchmarks.vision_proposals` on one real widened table: every labelled face-up tile is
+    """`benchmarks.vision_candidates` on one real widened table: every labelled face-up tile is
     followed through every stage, and the summary counts each tile once per group."""
-    from benchmarks import vision_proposals as stages
+    from benchmarks import vision_candidates as stages
 
     result = stages.stage_of_seed(3)
-    assert len(result["tiles"]) == 2 and result["proposals"] > 0
+    assert len(result["tiles"]) == 2 and result["candidates"] > 0
     for tile in result["tiles"]:
         assert set(tile["passed"]) == set(stages.STAGES)
-        # At one scale a tile is read from a frame that settled on it, which came from a proposal
-        # in it (this table is read at its first scale; another scale's reading may skip both).
-        assert tile["passed"]["read"] <= tile["passed"]["settled"] <= tile["passed"]["proposed"]
+        # A tile is read from a frame that settled on it; a candidate that frames it lies in it.
+        assert tile["passed"]["read"] <= tile["passed"]["settled"]
+        assert tile["passed"]["found"] <= tile["passed"]["near"]
     summary = stages.summarise([result, result])
     assert summary["all"]["read"]["tiles"] == 4
     assert summary[f"camera={result['camera']}"] == summary["all"]

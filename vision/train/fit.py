@@ -1,10 +1,17 @@
-"""Fit the tile reader on harvested crops, calibrate it, export it to ONNX with its manifest.
+"""Train the finder and the tile reader from nothing, export both to ONNX with their manifest.
 
-    python -m vision.train [--out vision/models] [--images 1000] [--epochs 6] [--jobs 2]
+    python -m vision.train [--out vision/models] [--images 1000] [--finder-steps N] [--epochs E] [--jobs 2]
 
-Tables `FIRST_SEED` .. `FIRST_SEED + images - 1` are rendered and harvested (`harvest`); the last
-`VALIDATION_SHARE` of them are held out to fit the temperature and report the validation
-figures. Every figure the run produces goes into the manifest beside the model.
+1. Tables `FIRST_SEED` .. `FIRST_SEED + images - 1` are rendered (`render_table`, at a size drawn
+   from `SIZES`); each gives the finder its patches (`vision.train.finder`) and is kept on disk.
+2. The finder is fitted on the patches and exported (`tilefinder.onnx`).
+3. The exported finder looks at every kept table as it will at reading time, and its candidates,
+   with frames drawn around each true tile, are cut out and labelled (`vision.train.harvest`).
+4. The tile reader is fitted on those crops, calibrated and exported (`tilenet.onnx`).
+
+The last `VALIDATION_SHARE` of the tables are held out of both fits: they fit the reader's
+temperature and give the validation figures. Every figure the run produces goes into the
+manifest beside the models.
 """
 
 from __future__ import annotations
@@ -16,8 +23,9 @@ import math
 import multiprocessing
 import platform
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -28,13 +36,13 @@ import torch
 from torch.nn import functional as F
 
 from vision.crops import CROP_HEIGHT, CROP_WIDTH, normalised
+from vision.finder import ALIGN, FINDER_FILE, FOUND_MIN, TileFinder
+from vision.finder import OUTPUTS as FINDER_OUTPUTS
 from vision.progress import progress
+from vision.synth.scene import Frame
 from vision.tilenet import (
     BACK,
     FACE_UP,
-    GATE_FILE,
-    GATE_MAX_NOT_A_TILE,
-    GATE_OUTPUTS,
     KINDS,
     MANIFEST_FILE,
     MAX_PIPS,
@@ -45,8 +53,9 @@ from vision.tilenet import (
     TileNet,
     file_digest,
 )
-from vision.train.harvest import Harvest, Render, harvest_seed
-from vision.train.net import TileGateNet, TileReaderNet, augment, normalise
+from vision.train.finder import FinderSamples, fit_finder, samples_of, validate_finder
+from vision.train.harvest import Harvest, Table, harvest_table, table_of
+from vision.train.net import TileFinderNet, TileReaderNet, augment, normalise
 
 FIRST_SEED = 1_000_000  # training tables: far from every seed a benchmark or test reads
 VALIDATION_SHARE = 0.1
@@ -55,7 +64,15 @@ NEGATIVES_PER_TILE = 2.0  # crops of no tile an epoch sees per crop of a tile (a
 MANIFEST_FORMAT = "domino-tilenet-manifest"
 
 
-def render_table(seed: int, size: tuple[int, int]) -> Any:
+# Render sizes (width, height) and how often each is drawn: tiles from about 22 to 130 px long.
+SIZES = ((1920, 1080), (1280, 720), (960, 540), (640, 360))
+SIZE_WEIGHTS = (0.3, 0.3, 0.25, 0.15)
+FINDER_STEPS = 8000  # batches of `vision.train.finder` patches the finder is fitted on
+READER_EPOCHS = 6  # passes over the crops of tiles the reader is fitted on (a fresh draw of the rest each)
+Render = Callable[[int, tuple[int, int]], Frame]
+
+
+def render_table(seed: int, size: tuple[int, int]) -> Frame:
     """Training table `seed`: even seeds from the dataset's renderer, odd ones from the widened
     renderer (textured and cluttered tables, sets of every colour and size, poor webcams)."""
     from vision.synth.dataset import render_example
@@ -64,14 +81,46 @@ def render_table(seed: int, size: tuple[int, int]) -> Any:
     return render_example(seed, size) if seed % 2 == 0 else render_widened(seed, size)
 
 
-def harvest(seeds: Sequence[int], jobs: int, render: Render = render_table) -> Harvest:
-    work = partial(harvest_seed, render=render)
+def _table_path(folder: Path, seed: int) -> Path:
+    return folder / f"table-{seed}.npz"
+
+
+def prepared(seed: int, folder: Path, render: Render = render_table) -> FinderSamples:
+    """Table `seed` rendered at a size drawn by the same seed and kept in `folder` (rendered
+    again only when missing), and the finder's patches of it."""
+    rng = np.random.default_rng([seed, 7])
+    size = SIZES[int(rng.choice(len(SIZES), p=SIZE_WEIGHTS))]
+    path = _table_path(folder, seed)
+    if path.exists():
+        table = Table.load(str(path))
+    else:
+        table = table_of(render(seed, size))
+        table.save(str(path))
+    return samples_of(table, seed, rng)
+
+
+def harvested(seed: int, folder: Path, finder_dir: Path) -> Harvest:
+    """The tile reader's crops of kept table `seed`, from the exported finder's candidates."""
+    return harvest_table(Table.load(str(_table_path(folder, seed))), seed, _finder(finder_dir),
+                         np.random.default_rng([seed, 8]))
+
+
+_finders: dict[Path, TileFinder] = {}
+
+
+def _finder(folder: Path) -> TileFinder:
+    if folder not in _finders:  # once per worker process
+        _finders[folder] = TileFinder(folder)
+    return _finders[folder]
+
+
+def each_table(work: Callable[[int], Any], seeds: Sequence[int], jobs: int, what: str) -> list[Any]:
+    """`work(seed)` for every seed, in `jobs` processes (spawned: a forked child of a process
+    with threads can deadlock), in order."""
     if jobs > 1:
         with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-            parts = list(progress(pool.imap(work, seeds, chunksize=4), total=len(seeds), what="tables"))
-    else:
-        parts = [work(seed) for seed in progress(seeds, total=len(seeds), what="tables")]
-    return Harvest.concatenate(parts)
+            return list(progress(pool.imap(work, seeds, chunksize=4), total=len(seeds), what=what))
+    return [work(seed) for seed in progress(seeds, total=len(seeds), what=what)]
 
 
 def _tensors(data: Harvest, index: np.ndarray) -> tuple[torch.Tensor, ...]:
@@ -118,11 +167,11 @@ def train(
     lr: float = 3e-3,
     seed: int = 0,
     max_steps: int | None = None,
-) -> tuple[TileReaderNet, TileGateNet]:
+) -> TileReaderNet:
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
-    model, gate = TileReaderNet(), TileGateNet()
-    # Most proposals are no tile (every pip row and seam gives a bar): each epoch sees every tile
+    model = TileReaderNet()
+    # Most crops are no tile (bare table, clutter, frames straddling two tiles): each epoch sees every tile
     # and a fresh sample of the rest.
     negatives = train_index[data.kind[train_index] == NOT_A_TILE]
     positives = train_index[data.kind[train_index] != NOT_A_TILE]
@@ -131,12 +180,9 @@ def train(
     total = epochs * steps_per_epoch if max_steps is None else min(max_steps, epochs * steps_per_epoch)
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=lr, total_steps=total)
-    gate_optimiser = torch.optim.AdamW(gate.parameters(), lr=lr, weight_decay=1e-4)
-    gate_schedule = torch.optim.lr_scheduler.OneCycleLR(gate_optimiser, max_lr=lr, total_steps=total)
     model.train()
-    gate.train()
     step = 0
-    ticks = iter(progress(range(total), total=total, what="steps"))
+    ticks = iter(progress(range(total), total=total, what="reader steps"))
     epoch_number = 0
     while step < total:
         epoch_number += 1
@@ -156,11 +202,6 @@ def train(
             loss.backward()  # type: ignore[no-untyped-call]
             optimiser.step()
             schedule.step()
-            gate_loss = F.cross_entropy(gate(normalise(x)), kind)
-            gate_optimiser.zero_grad()
-            gate_loss.backward()  # type: ignore[no-untyped-call]
-            gate_optimiser.step()
-            gate_schedule.step()
             step += 1
             next(ticks, None)
         print(
@@ -169,8 +210,7 @@ def train(
             flush=True,
         )
     model.eval()
-    gate.eval()
-    return model, gate
+    return model
 
 
 def _logits(model: TileReaderNet, crops: np.ndarray) -> list[np.ndarray]:
@@ -237,6 +277,7 @@ def validate(model: TileReaderNet, data: Harvest, index: np.ndarray) -> tuple[fl
 
 
 def export(model: torch.nn.Module, path: Path, outputs: Sequence[str]) -> Path:
+    """The reader, for batches of crops of any size."""
     example = torch.zeros(2, 3, CROP_HEIGHT, CROP_WIDTH)
     torch.onnx.export(
         model,
@@ -251,10 +292,25 @@ def export(model: torch.nn.Module, path: Path, outputs: Sequence[str]) -> Path:
     return path
 
 
-def check_export(model: torch.nn.Module, path: Path, outputs: Sequence[str], crops: np.ndarray) -> float:
-    """Largest difference between torch and OpenCV's reading of the exported file."""
+def export_finder(model: TileFinderNet, path: Path) -> Path:
+    """The finder, for one image of any size (sides multiples of `vision.finder.ALIGN`)."""
+    sides = {2: "height", 3: "width"}
+    torch.onnx.export(
+        model,
+        (torch.zeros(1, 3, 9 * ALIGN, 16 * ALIGN),),
+        str(path),
+        dynamo=False,
+        opset_version=13,
+        input_names=["image"],
+        output_names=list(FINDER_OUTPUTS),
+        dynamic_axes={"image": sides, **{o: sides for o in FINDER_OUTPUTS}},
+    )
+    return path
+
+
+def check_export(model: torch.nn.Module, path: Path, outputs: Sequence[str], x: np.ndarray) -> float:
+    """Largest difference between torch and OpenCV's answers of the exported file on input `x`."""
     net = cv2.dnn.readNetFromONNX(str(path))
-    x = normalised(crops)
     net.setInput(x)
     ours = net.forward(list(outputs))
     with torch.no_grad():
@@ -269,40 +325,8 @@ def check_export(model: torch.nn.Module, path: Path, outputs: Sequence[str], cro
     )
 
 
-def validate_gate(gate: TileGateNet, data: Harvest, index: np.ndarray) -> dict[str, Any]:
-    """How many tiles the gate lets through at `GATE_MAX_NOT_A_TILE`, and how many of the rest."""
-    with torch.no_grad():
-        logits = np.concatenate(
-            [
-                gate(torch.from_numpy(normalised(data.crops[index[i : i + 1024]]))).numpy()
-                for i in range(0, len(index), 1024)
-            ]
-        )
-    p = np.exp(logits - logits.max(axis=1, keepdims=True))
-    p /= p.sum(axis=1, keepdims=True)
-    passed = p[:, NOT_A_TILE] < GATE_MAX_NOT_A_TILE
-    kind = data.kind[index]
-    return {
-        "threshold": GATE_MAX_NOT_A_TILE,
-        "face_up_passed": round(float(passed[kind == FACE_UP].mean()), 5),
-        "back_passed": round(float(passed[kind == BACK].mean()), 5) if (kind == BACK).any() else None,
-        "not_a_tile_passed": round(float(passed[kind == NOT_A_TILE].mean()), 5),
-    }
-
-
 def _file_entry(path: Path) -> dict[str, Any]:
     return {"model": path.name, "sha256": file_digest(path), "bytes": path.stat().st_size}
-
-
-def cached(files: Sequence[Path], seeds: Sequence[int]) -> Harvest:
-    """The crops of `seeds` from earlier harvests saved in `files` (each any set of tables)."""
-    data = Harvest.concatenate(Harvest.load(str(path)) for path in files)
-    wanted = np.isin(data.image, np.asarray(seeds))
-    missing = sorted(set(seeds) - set(np.unique(data.image[wanted]).tolist()))
-    if missing:
-        raise SystemExit(f"the cached harvests {[str(f) for f in files]} lack {len(missing)} tables "
-                         f"(first: seed {missing[0]}); harvest again without --data")
-    return Harvest(*(getattr(data, name)[wanted] for name in vars(data)))
 
 
 def run(
@@ -312,41 +336,51 @@ def run(
     epochs: int,
     jobs: int,
     first_seed: int = FIRST_SEED,
+    finder_steps: int = FINDER_STEPS,
     max_steps: int | None = None,
-    data_files: Sequence[Path] = (),
+    tables: Path | None = None,
+    render: Render = render_table,
 ) -> dict[str, Any]:
+    """Train and export both networks into `out` (see the module); `tables` keeps the rendered
+    tables there for another run (a temporary folder otherwise)."""
     started = time.time()
     torch.set_num_threads(max(1, jobs))
     seeds = list(range(first_seed, first_seed + images))
-    if data_files and all(path.exists() for path in data_files):
-        data = cached(data_files, seeds)
-    else:
-        data = harvest(seeds, jobs)
-        if len(data_files) == 1:
-            data.save(str(data_files[0]))
-    harvested = time.time() - started
     split = first_seed + images - max(1, round(images * VALIDATION_SHARE))
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="domino-tables-") as temporary:
+        folder = tables or Path(temporary)
+        folder.mkdir(parents=True, exist_ok=True)
+        samples = FinderSamples.concatenate(
+            each_table(partial(prepared, folder=folder, render=render), seeds, jobs, "rendered tables"))
+        rendered = time.time() - started
+        finder_model = fit_finder(samples.rows(samples.table < split), steps=finder_steps)
+        finder_path = export_finder(finder_model, out / FINDER_FILE)
+        held_out = samples.rows(samples.table >= split)
+        finder_difference = check_export(finder_model, finder_path, FINDER_OUTPUTS, _finder_input(held_out))
+        finder_figures = validate_finder(TileFinder(out), held_out, FOUND_MIN)
+        finder_seconds = time.time() - started - rendered
+        data = Harvest.concatenate(each_table(partial(harvested, folder=folder, finder_dir=out), seeds, jobs,
+                                              "harvested tables"))
+    harvested_at = time.time() - started
     train_index = np.nonzero(data.image < split)[0]
     valid_index = np.nonzero(data.image >= split)[0]
-    model, gate = train(data, train_index, epochs=epochs, max_steps=max_steps)
+    model = train(data, train_index, epochs=epochs, max_steps=max_steps)
     temperature, figures = validate(model, data, valid_index)
-    gate_figures = validate_gate(gate, data, valid_index)
-    out.mkdir(parents=True, exist_ok=True)
     path = export(model, out / MODEL_FILE, OUTPUTS)
-    gate_path = export(gate, out / GATE_FILE, GATE_OUTPUTS)
-    sample = data.crops[valid_index[:64]]
-    difference = max(
-        check_export(model, path, OUTPUTS, sample), check_export(gate, gate_path, GATE_OUTPUTS, sample)
-    )
+    difference = check_export(model, path, OUTPUTS, normalised(data.crops[valid_index[:64]]))
     counts = {name: int((data.kind == i).sum()) for i, name in enumerate(KINDS)}
     manifest = {
         "format": MANIFEST_FORMAT,
-        "version": 1,
+        "version": 2,
         **_file_entry(path),
-        "gate": {
-            **_file_entry(gate_path),
-            "parameters": int(sum(p.numel() for p in gate.parameters())),
-            "validation": gate_figures,
+        "finder": {
+            **_file_entry(finder_path),
+            "parameters": int(sum(p.numel() for p in finder_model.parameters())),
+            "steps": finder_steps,
+            "patches": len(samples),
+            "validation": finder_figures,
+            "opencv_max_difference": finder_difference,
         },
         "input": [3, CROP_HEIGHT, CROP_WIDTH],
         "outputs": list(OUTPUTS),
@@ -365,49 +399,58 @@ def run(
             "torch": torch.__version__,
             "opencv": cv2.__version__,
             "python": platform.python_version(),
-            "harvest_seconds": round(harvested),
+            "render_seconds": round(rendered),
+            "finder_seconds": round(finder_seconds),
+            "harvest_seconds": round(harvested_at - rendered - finder_seconds),
             "total_seconds": round(time.time() - started),
         },
         "validation": figures,
         "opencv_max_difference": difference,
     }
     (out / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1) + "\n")
-    TileNet(out)  # the exported pair must load as the reader loads it
+    TileNet(out)  # the exported pair must load as the reader loads them
     return manifest
+
+
+def _finder_input(samples: FinderSamples) -> np.ndarray:
+    """A few held-out patches as the finder's input (one image: the export takes batches of one)."""
+    x = (samples.images[:1].astype(np.float32) - 128.0) / 64.0
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=MODEL_DIR, help="folder for the model and its manifest")
-    parser.add_argument("--images", type=int, default=1000, help="rendered tables to harvest (default 1000)")
-    parser.add_argument("--epochs", type=int, default=6, help="passes over the crops of tiles (default 6)")
-    parser.add_argument("--jobs", type=int, default=2, help="processes for harvesting, threads for training")
+    parser.add_argument("--out", type=Path, default=MODEL_DIR,
+                        help="folder for the models and their manifest")
+    parser.add_argument("--images", type=int, default=1000, help="rendered tables (default 1000)")
+    parser.add_argument("--finder-steps", type=int, default=FINDER_STEPS,
+                        help=f"batches the finder is fitted on (default {FINDER_STEPS})")
+    parser.add_argument("--epochs", type=int, default=READER_EPOCHS,
+                        help=f"passes over the reader's crops of tiles (default {READER_EPOCHS})")
+    parser.add_argument("--jobs", type=int, default=2, help="processes for rendering, threads for training")
     parser.add_argument("--first-seed", type=int, default=FIRST_SEED)
-    parser.add_argument(
-        "--max-steps", type=int, default=None, help="stop after this many steps (a smoke run)"
-    )
-    parser.add_argument(
-        "--data", type=Path, nargs="*", default=(),
-        help="one .npz: cache the harvest there (reused if present); several: reuse their crops",
-    )
+    parser.add_argument("--max-steps", type=int, default=None, help="stop the reader after this many steps")
+    parser.add_argument("--tables", type=Path, default=None,
+                        help="keep the rendered tables in this folder (reused when present)")
     args = parser.parse_args(argv)
-    if args.images < 2 or args.epochs < 1:
-        parser.error("--images must be >= 2 and --epochs >= 1")
+    if args.images < 2 or args.epochs < 1 or args.finder_steps < 1:
+        parser.error("--images must be >= 2, --epochs and --finder-steps >= 1")
     manifest = run(
         args.out,
         images=args.images,
         epochs=args.epochs,
         jobs=args.jobs,
         first_seed=args.first_seed,
+        finder_steps=args.finder_steps,
         max_steps=args.max_steps,
-        data_files=args.data,
+        tables=args.tables,
     )
     print(
         json.dumps(
             {
                 "validation": manifest["validation"],
+                "finder": manifest["finder"]["validation"],
                 "temperature": manifest["temperature"],
-                "bytes": manifest["bytes"],
                 "seconds": manifest["training"]["total_seconds"],
             },
             indent=1,

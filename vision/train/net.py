@@ -1,8 +1,13 @@
-"""The tile reader's network in PyTorch, and the augmentations it is trained with.
+"""The networks in PyTorch, and the augmentations they are trained with.
 
-Input float32 (N, 3, CROP_HEIGHT, CROP_WIDTH) from `vision.crops.normalised` (here `normalise`,
-the same sums in torch); four outputs named as `vision.tilenet.OUTPUTS`. About 0.3 M weights and
-4 M multiply-adds a crop; the gate (`TileGateNet`) about 0.45 M.
+`TileReaderNet`, the tile reader: input float32 (N, 3, CROP_HEIGHT, CROP_WIDTH) from
+`vision.crops.normalised` (here `normalise`, the same sums in torch); four outputs named as
+`vision.tilenet.OUTPUTS`. About 0.3 M weights and 4 M multiply-adds a crop.
+
+`TileFinderNet`, the finder: a small encoder-decoder over a whole image (any size, sides
+multiples of `vision.finder.ALIGN`), as `vision.finder.level_input` makes it; two outputs named
+as `vision.finder.OUTPUTS`, at a quarter of the input's size. About 0.17 M weights and
+2,400 multiply-adds an input pixel.
 """
 
 from __future__ import annotations
@@ -12,12 +17,13 @@ from torch import nn
 from torch.nn import functional as F
 
 from vision.crops import GEOMETRY_SIZE
+from vision.finder import GEOMETRY_CHANNELS, HEAT_CHANNELS
 from vision.tilenet import KINDS, MAX_PIPS
 
 
-def _block(cin: int, cout: int, stride: int = 1) -> list[nn.Module]:
+def _block(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> list[nn.Module]:
     return [
-        nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False),
+        nn.Conv2d(cin, cout, 3, stride=stride, padding=dilation, dilation=dilation, bias=False),
         nn.BatchNorm2d(cout),
         nn.ReLU(inplace=True),
     ]
@@ -47,25 +53,40 @@ class TileReaderNet(nn.Module):
         return self.kind(h), self.top(h), self.bottom(h), self.geometry(h)
 
 
-class TileGateNet(nn.Module):
-    """The gate: a tenth of the reader's cost, it only tells crops that hold no tile (most
-    proposals) from the rest, on the same input averaged down to half size."""
+class TileFinderNet(nn.Module):
+    """Four halvings (the last with dilated convolutions: it sees about 200 input px around a
+    cell, enough for a tile 100 px long), then back up to a quarter of the input's size, each
+    step adding the encoder's own features of that size (a feature pyramid)."""
 
-    def __init__(self, hidden: int = 32) -> None:
+    def __init__(self, widths: tuple[int, int, int, int] = (16, 24, 48, 64)) -> None:
         super().__init__()
-        self.features = nn.Sequential(
-            nn.AvgPool2d(2),  # 64x32 -> 32x16
-            *_block(3, 8),
-            nn.MaxPool2d(2),  # -> 16x8
-            *_block(8, 16),
-            nn.MaxPool2d(2),  # -> 8x4
-            *_block(16, 32),
+        half, quarter, eighth, sixteenth = widths
+        self.down2 = nn.Sequential(*_block(3, half, stride=2))
+        self.down4 = nn.Sequential(*_block(half, quarter, stride=2), *_block(quarter, quarter))
+        self.down8 = nn.Sequential(*_block(quarter, eighth, stride=2), *_block(eighth, eighth))
+        self.down16 = nn.Sequential(
+            *_block(eighth, sixteenth, stride=2),
+            *_block(sixteenth, sixteenth, dilation=2),
+            *_block(sixteenth, sixteenth, dilation=2),
         )
-        self.hidden = nn.Sequential(nn.Flatten(), nn.Linear(32 * 8 * 4, hidden), nn.ReLU(inplace=True))
-        self.kind = nn.Linear(hidden, len(KINDS))
+        self.lateral8 = nn.Conv2d(sixteenth, eighth, 1)
+        self.up8 = nn.Sequential(*_block(eighth, eighth))
+        self.lateral4 = nn.Conv2d(eighth, quarter, 1)
+        self.up4 = nn.Sequential(*_block(quarter, quarter))
+        self.heat = nn.Conv2d(quarter, HEAT_CHANNELS, 1)
+        self.geometry = nn.Conv2d(quarter, GEOMETRY_CHANNELS, 1)
+        # Centres are rare: start every cell at a probability of 0.1, not 0.5 (as CenterNet does),
+        # so the first steps are not spent unlearning a sea of false centres.
+        assert self.heat.bias is not None
+        nn.init.constant_(self.heat.bias, -2.19)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.kind(self.hidden(self.features(x)))  # type: ignore[no-any-return]
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        at4 = self.down4(self.down2(x))
+        at8 = self.down8(at4)
+        at16 = self.down16(at8)
+        at8 = self.up8(at8 + F.interpolate(self.lateral8(at16), scale_factor=2.0, mode="nearest"))
+        at4 = self.up4(at4 + F.interpolate(self.lateral4(at8), scale_factor=2.0, mode="nearest"))
+        return self.heat(at4), self.geometry(at4)
 
 
 def normalise(batch: torch.Tensor) -> torch.Tensor:

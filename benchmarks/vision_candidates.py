@@ -1,21 +1,22 @@
 """Where the reader loses a tile: the recall of each stage on widened held-out tables.
 
-    python -m benchmarks.vision_proposals [--count N] [--seed S] [--jobs J] [--json FILE]
+    python -m benchmarks.vision_candidates [--count N] [--seed S] [--jobs J] [--json FILE]
 
 For each face-up tile of widened frames S..S+N-1 (`vision.synth.widened`, default 0..99, held
-out from training), the first stage that loses it:
+out from training), which stages it passed:
 
-- `scale`: the pip size the working image was made for (`vision.proposals.work_image`) is off the
-  tile's own (`PIP_PER_HALF_WIDTH` of its half-width) by more than `SCALE_DOUBT`;
-- `proposed`: some proposal (`vision.proposals.propose`) has its centre inside the tile;
-- `gated`: ... and one of those passes the gate (`TileNet.gate`);
-- `settled`: after the looks (`vision.pipeline.settle`) a frame holds the tile (centre within
-  half a half-width, axis within 20 degrees);
-- `read`: the reader's final answer (`read_image`) has the tile, values included.
+- `near`: some face-up candidate of the finder (`vision.finder`) has its centre inside the tile;
+- `found`: ... and one frames it as the reader's training calls a tile's frame (centre within
+  0.35 of a half-width across and 0.5 along, axis within 20 degrees, size within 0.6..1.65:
+  `vision.train.harvest.label`);
+- `settled`: after the reader's looks (`vision.pipeline.settle`) a frame holds the tile (centre
+  within half a half-width, axis within 20 degrees);
+- `read`: the reader's final answer (`read_image`) has the tile, values included;
+- `at its frame`: the reader, shown the tile's true frame, reads it right and sure enough to keep
+  (what a perfect finder would leave to the reader).
 
 It reports each stage's share of all tiles, broken down by camera and by textured surface, so a
-change to one stage can be measured where it matters. Proposals are counted at the first working
-scale only; `read` is the whole reader (which may read again at another scale).
+change to one stage can be measured where it matters.
 """
 
 from __future__ import annotations
@@ -32,18 +33,17 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.crops import crops
+from vision.finder import shipped_finder
 from vision.geometry import frame_from_corners
-from vision.marks import SCALE_DOUBT
-from vision.pipeline import settle
+from vision.pipeline import MIN_FACE_UP, coarse, read_pips, settle
 from vision.progress import progress
-from vision.proposals import PIP_PER_HALF_WIDTH, propose, work_image
 from vision.read import read_image
-from vision.tilenet import GATE_MAX_NOT_A_TILE, shipped
+from vision.tilenet import FACE_UP, shipped
 
-STAGES = ("scale", "proposed", "gated", "settled", "read")
+STAGES = ("near", "found", "settled", "read", "at its frame")
 SETTLED_REACH = 0.5  # half-widths: a settled frame this close to the tile's centre holds it
 SETTLED_DEGREES = 20.0
+KEPT = 0.5  # `read_image`'s default min_confidence
 
 
 def _inside(point: np.ndarray, corners: np.ndarray) -> bool:
@@ -54,27 +54,24 @@ def _inside(point: np.ndarray, corners: np.ndarray) -> bool:
 def stage_of_seed(seed: int) -> dict[str, Any]:
     """Every face-up tile of widened frame `seed`: the stages it passed."""
     from vision.synth.widened import render_widened
+    from vision.train.harvest import Truth, label
 
     frame = render_widened(seed)
     labels = frame.labels
+    max_pip = int(labels["max_pip"])  # type: ignore[call-overload]
     net = shipped()
-    work = work_image(frame.image)
-    frames = propose(work)
-    batch = crops(work.image, frames, work.shrunk)
-    through = net.gate(batch) < GATE_MAX_NOT_A_TILE if frames else np.zeros(0, bool)
-    gated = [f for f, ok in zip(frames, through, strict=True) if ok]
-    settled, _, _ = settle(net, work, gated, batch[through]) if gated else ([], None, [])
-    view = read_image(frame.image, max_pip=int(labels["max_pip"]))  # type: ignore[call-overload]
+    picture = coarse(frame.image)
+    found = [f.frame for f in shipped_finder().find(picture.image) if f.face_up]
+    settled = settle(net, picture, found).frames if found else []
+    view = read_image(frame.image, max_pip=max_pip)
     seen = [(t.a, t.b, frame_from_corners(t.corners)) for t in view.tiles]
     tiles = []
     for tile in labels["tiles"]:  # type: ignore[attr-defined]
-        corners = work.from_input(np.array(tile["corners"], np.float32))
+        corners = np.array(tile["corners"], np.float32) * picture.factor
         truth = frame_from_corners(corners)
-        own_pip = PIP_PER_HALF_WIDTH * truth.half_width
-        passed = {"scale": abs(math.log(own_pip / work.pip)) <= math.log(SCALE_DOUBT)}
-        near = [i for i, f in enumerate(frames) if _inside(f.center, corners)]
-        passed["proposed"] = bool(near)
-        passed["gated"] = any(bool(through[i]) for i in near)
+        passed = {"near": any(_inside(f.center, corners) for f in found)}
+        passed["found"] = any(label(f, [Truth(truth, FACE_UP, tile["a"], tile["b"])])[0] == FACE_UP
+                              for f in found)
         passed["settled"] = any(
             float(np.linalg.norm(f.center - truth.center)) < SETTLED_REACH * truth.half_width
             and abs(float(np.dot(f.across, truth.across))) > math.cos(math.radians(SETTLED_DEGREES))
@@ -86,10 +83,14 @@ def stage_of_seed(seed: int) -> dict[str, Any]:
             and float(np.linalg.norm(f.center - in_input.center)) < SETTLED_REACH * in_input.half_width
             for top, bottom, f in seen
         )
-        tiles.append({"tile": tile["tile"], "passed": passed, "half_width_work": truth.half_width})
+        at_truth = net.read(picture.crops([truth]))
+        top, bottom, pips = read_pips(at_truth, 0, max_pip)
+        face_up = float(at_truth.kind[0, FACE_UP])
+        passed["at its frame"] = ({top, bottom} == {tile["a"], tile["b"]} and face_up >= MIN_FACE_UP
+                                  and face_up * pips >= KEPT)
+        tiles.append({"tile": tile["tile"], "passed": passed, "half_width": truth.half_width})
     return {"seed": seed, "camera": labels["camera"], "textured": labels["textured"],
-            "surface": labels["surface"], "pip_work": work.pip, "proposals": len(frames),
-            "tiles": tiles}
+            "surface": labels["surface"], "candidates": len(found), "tiles": tiles}
 
 
 def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
@@ -106,7 +107,7 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.vision_proposals")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.vision_candidates")
     parser.add_argument("--count", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=1)
@@ -125,9 +126,9 @@ def main(argv: list[str] | None = None) -> int:
         pool.close()
     summary = summarise(results)
     print(f"widened seeds {args.seed}..{args.seed + args.count - 1}: share of face-up tiles past each stage")
-    print(f"{'group':<22}{'tiles':>7}" + "".join(f"{s:>10}" for s in STAGES))
+    print(f"{'group':<22}{'tiles':>7}" + "".join(f"{s:>14}" for s in STAGES))
     for key, stages in summary.items():
-        shares = "".join(f"{stages[s]['share']:>10.3f}" for s in STAGES)
+        shares = "".join(f"{stages[s]['share']:>14.3f}" for s in STAGES)
         print(f"{key:<22}{stages['read']['tiles']:>7}{shares}")
     if args.json:
         args.json.write_text(json.dumps({"summary": summary, "images": results}, indent=1))

@@ -1,0 +1,56 @@
+"""The finder at reading time: its pyramid, one candidate per tile, and the shipped model."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from tests.vision.conftest import Painted, paint_tile, table
+from tests.vision.frames import tile_frame
+from vision.finder import MIN_LEVEL_SIDE, TOP_SIDE, Found, levels, one_per_tile, shipped_finder
+
+
+def test_the_pyramid_halves_from_the_top_level_down_to_the_smallest() -> None:
+    assert levels((1080, 1920, 3))[0] == pytest.approx(TOP_SIDE / 1920)
+    assert levels((100, 150, 3))[0] == pytest.approx(2.0)  # a small photo is enlarged, at most twice
+    for shape in [(1080, 1920), (3000, 4000), (120, 90), (16, 16)]:
+        scales = levels(shape)
+        assert all(b == pytest.approx(a / 2) for a, b in itertools.pairwise(scales))
+        assert max(shape) * scales[-1] >= MIN_LEVEL_SIDE or len(scales) == 1
+        assert max(shape) * scales[-1] / 2 < MIN_LEVEL_SIDE
+
+
+def test_a_tile_found_at_two_levels_is_one_candidate_and_neighbours_stay() -> None:
+    tile = tile_frame(100, 100, 20, 0)
+    again = tile_frame(104, 101, 22, 3)  # the same tile from the next level
+    neighbour = tile_frame(180, 100, 20, 0)  # laid end to end with it
+    seam = tile_frame(140, 100, 20, 0)  # between the two: must hide neither
+    found = [Found(again, True, 0.5), Found(tile, True, 0.9), Found(neighbour, True, 0.4),
+             Found(seam, True, 0.6), Found(tile, False, 0.3)]
+    kept = one_per_tile(found)
+    assert [f.score for f in kept] == [0.9, 0.6, 0.4, 0.3]  # the back's heat is its own candidate
+    assert one_per_tile([]) == []
+
+
+def test_the_shipped_finder_finds_each_painted_tile_at_its_place() -> None:
+    image = table(1280, 720, colour=(60, 110, 40), seed=1)
+    painted = [Painted(1, 3, (300, 250), 0.0, 22), Painted(2, 5, (700, 400), 60.0, 22),
+               Painted(6, 6, (1000, 250), 100.0, 22)]
+    for tile in painted:
+        paint_tile(image, tile)
+    found = [f for f in shipped_finder().find(image) if f.face_up and f.score > 0.3]
+    for tile in painted:
+        centre = np.array(tile.center, np.float32)
+        assert any(np.linalg.norm(f.frame.center - centre) < 0.5 * tile.half_width for f in found), tile
+    # With a calibration's tile length, one level: the same tiles.
+    calibrated = [f for f in shipped_finder().find(image, tile_length_px=88.0) if f.face_up and f.score > 0.3]
+    for tile in painted:
+        centre = np.array(tile.center, np.float32)
+        assert any(np.linalg.norm(f.frame.center - centre) < 0.5 * tile.half_width for f in calibrated), tile
+
+
+def test_a_blank_image_has_no_tile_and_any_size_is_looked_at() -> None:
+    for shape in [(16, 16, 3), (40, 700, 3), (1080, 1920, 3)]:
+        assert [f for f in shipped_finder().find(np.full(shape, 128, np.uint8)) if f.score > 0.5] == []

@@ -1,0 +1,170 @@
+"""Where tiles lie, before any is read: a small fully convolutional network over the whole image.
+
+The finder (`vision/models/tilefinder.onnx`, trained by `vision.train.finder` on rendered tables
+only) answers for every `STRIDE` x `STRIDE` cell of its input the probability that the centre of
+a face-up tile lies there and that of a face-down one, and, for the tile centred there, where
+exactly its centre is, its half-width, its length over its width and its axis. It needs no pip,
+divider or table colour: it was shown tiles of every set on every kind of table, beside cards,
+dice, print and patterned cloth, and learned what a tile looks like.
+
+It was trained on tiles `LENGTHS` px long, so it looks at the image in a pyramid of halvings
+(`levels`): from `TOP_SIDE` px on the longer side (a small photo enlarged up to `MAX_ENLARGE`)
+down to `MIN_LEVEL_SIDE`, each level answering for the tiles of its lengths; a tile found at two
+levels is kept once (`one_per_tile`). With a calibration the tile's length is known and one
+level is enough: the one where a tile is `CALIBRATED_LEVEL_LENGTH` px long. Recall comes first:
+every cell at least `FOUND_MIN` sure and surer than its eight neighbours is a candidate, and the
+tile reader (`vision.tilenet`) decides.
+
+Shapes: a level is float32 (1, 3, H, W), H and W multiples of `ALIGN`, the image (less 128, over
+64) inside a grey margin of `MARGIN` px; its outputs are `heat` (1, 2, H / STRIDE, W / STRIDE)
+logits of a face-up and a face-down centre, and `geometry` (1, 6, H / STRIDE, W / STRIDE): the
+centre's offset from the cell's centre (x, y, in cells), log half-width (in cells), log
+length over width, cos and sin of twice the axis's angle. `Found.frame` is in the input's px.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.errors import VisionError
+from vision.geometry import TileFrame, first_of_each_place
+
+FINDER_FILE = "tilefinder.onnx"
+MODEL_DIR = Path(__file__).resolve().parent / "models"
+OUTPUTS = ("heat", "geometry")
+FACE_UP_CENTRE, FACE_DOWN_CENTRE = range(2)  # the heat's channels
+HEAT_CHANNELS = 2
+GEOMETRY_CHANNELS = 6
+STRIDE = 4  # input px per output cell
+ALIGN = 16  # the network halves its input four times: a level's sides are multiples of this
+MARGIN = 16  # px of grey (128) around a level: a tile cut by the image's border keeps an edge
+GREY = 128.0
+SPREAD = 64.0  # a level's input is (pixel - GREY) / SPREAD
+LENGTHS = (16.0, 100.0)  # tile lengths (level px) the finder was trained to answer for
+TOP_SIDE = 768  # the pyramid's largest level: this many px on the image's longer side ...
+MAX_ENLARGE = 2.0  # ... a small image enlarged by at most this ...
+MIN_LEVEL_SIDE = 64  # ... and halved while the longer side keeps this many px
+# px: with a calibration, the one level where a tile is this long. At 40 (the middle of `LENGTHS`
+# on a log scale) the gaps of a boneyard laid in tidy rows were a pixel wide and two backs merged;
+# 48 and 56 counted every row of a filmed hand's draws (`tests/vision/synth/test_tracker_table.py`).
+CALIBRATED_LEVEL_LENGTH = 48.0
+FOUND_MIN = 0.1  # a cell this sure of a centre, and surer than its neighbours, is a candidate
+SAME_TILE_REACH = 1.2  # candidates with centres this many half-widths apart ...
+SAME_TILE_SIZE = 1.65  # ... and half-widths within this ratio frame one tile (`one_per_tile`)
+MAX_FOUND = 1000  # candidates kept per image at most, likeliest first: bounds the reader's work
+
+
+@dataclass(frozen=True)
+class Found:
+    """A candidate tile: where it may lie (input px), which heat found it, how sure it is."""
+
+    frame: TileFrame
+    face_up: bool
+    score: float
+
+
+def levels(shape: tuple[int, ...]) -> list[float]:
+    """The pyramid's scale factors for an image of `shape` (H, W, ...), largest first."""
+    longer = max(int(shape[0]), int(shape[1]))
+    scale = min(MAX_ENLARGE, TOP_SIDE / longer)
+    out = [scale]
+    while longer * scale / 2 >= MIN_LEVEL_SIDE:
+        scale /= 2
+        out.append(scale)
+    return out
+
+
+def level_input(image: np.ndarray, scale: float) -> tuple[np.ndarray, tuple[float, float]]:
+    """`image` resized by `scale`, in its grey margin, as the network's input; and the factors
+    (x, y) that took input px to level px (the sides are rounded)."""
+    height, width = image.shape[:2]
+    level_w, level_h = max(1, round(width * scale)), max(1, round(height * scale))
+    interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    resized = cv2.resize(image, (level_w, level_h), interpolation=interpolation)
+    padded_w = math.ceil((level_w + 2 * MARGIN) / ALIGN) * ALIGN
+    padded_h = math.ceil((level_h + 2 * MARGIN) / ALIGN) * ALIGN
+    padded = cv2.copyMakeBorder(resized, MARGIN, padded_h - level_h - MARGIN, MARGIN,
+                                padded_w - level_w - MARGIN, cv2.BORDER_CONSTANT, value=(GREY,) * 3)
+    x = (padded.astype(np.float32) - GREY) / SPREAD
+    return np.ascontiguousarray(x.transpose(2, 0, 1)[None]), (level_w / width, level_h / height)
+
+
+def decode(heat: np.ndarray, geometry: np.ndarray, factors: tuple[float, float],
+           threshold: float = FOUND_MIN) -> list[Found]:
+    """The candidates of one level: float32 heat (2, h, w) probabilities and geometry (6, h, w)."""
+    out: list[Found] = []
+    for channel in (FACE_UP_CENTRE, FACE_DOWN_CENTRE):
+        probability = heat[channel]
+        # A cell surer than its eight neighbours (ties kept) and at least `threshold` sure.
+        peaks = (probability >= threshold) & (probability >= cv2.dilate(probability, np.ones((3, 3))))
+        ys, xs = np.nonzero(peaks)
+        dx, dy, log_width, log_aspect, cos2, sin2 = geometry[:, ys, xs]
+        half_width = np.exp(log_width) * STRIDE
+        half_length = half_width * np.exp(log_aspect)
+        fits = (2 * half_length >= LENGTHS[0]) & (2 * half_length <= LENGTHS[1])
+        centre_x = ((xs + 0.5 + dx) * STRIDE - MARGIN) / factors[0]
+        centre_y = ((ys + 0.5 + dy) * STRIDE - MARGIN) / factors[1]
+        angle = np.arctan2(sin2, cos2) / 2  # of the long axis
+        for i in np.nonzero(fits)[0].tolist():
+            across = np.array([math.sin(angle[i]), -math.cos(angle[i])], np.float32)
+            frame = TileFrame(np.array([centre_x[i], centre_y[i]], np.float32), across,
+                              float(half_width[i] / factors[0]), float(half_length[i] / factors[0]))
+            out.append(Found(frame, channel == FACE_UP_CENTRE, float(probability[ys[i], xs[i]])))
+    return out
+
+
+def one_per_tile(found: list[Found]) -> list[Found]:
+    """The likeliest of the candidates of one heat that frame one tile (a tile found at two
+    levels): centres within `SAME_TILE_REACH` of the smaller half-width and half-widths within
+    `SAME_TILE_SIZE` of each other. At most `MAX_FOUND`, likeliest first.
+
+    Not by overlap: a candidate on the seam between two tiles laid end to end overlaps both
+    by half, and must not hide either."""
+    found = sorted(found, key=lambda f: -f.score)[:MAX_FOUND]
+    kept = first_of_each_place([f.frame for f in found], reach=SAME_TILE_REACH,
+                               size_log=math.log(SAME_TILE_SIZE), groups=np.array([f.face_up for f in found]))
+    return [found[i] for i in kept]
+
+
+class TileFinder:
+    """The shipped (or any exported) finder, loaded once per process."""
+
+    def __init__(self, model_dir: Path = MODEL_DIR) -> None:
+        path = model_dir / FINDER_FILE
+        try:
+            self.net = cv2.dnn.readNetFromONNX(str(path))
+        except (OSError, ValueError, cv2.error) as error:
+            raise VisionError(f"cannot load the tile finder from {path}: {error}") from error
+
+    def at_level(self, image: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
+        """The heat (2, h, w) as probabilities and the geometry (6, h, w) of one level."""
+        x, factors = level_input(image, scale)
+        self.net.setInput(x)
+        heat, geometry = self.net.forward(list(OUTPUTS))
+        probability = 1.0 / (1.0 + np.exp(-np.asarray(heat, np.float32)[0]))
+        return probability.astype(np.float32), np.asarray(geometry, np.float32)[0], factors
+
+    def find(self, image: np.ndarray, *, tile_length_px: float | None = None,
+             threshold: float = FOUND_MIN) -> list[Found]:
+        """Every candidate tile in uint8 (H, W, 3) BGR `image`, likeliest first (see the module)."""
+        if tile_length_px is not None:
+            scales = [min(MAX_ENLARGE, CALIBRATED_LEVEL_LENGTH / tile_length_px)]
+        else:
+            scales = levels(image.shape)
+        found: list[Found] = []
+        for scale in scales:
+            heat, geometry, factors = self.at_level(image, scale)
+            found += decode(heat, geometry, factors, threshold)
+        return one_per_tile(found)
+
+
+@cache
+def shipped_finder() -> TileFinder:
+    """The finder in `vision/models`, loaded on first use."""
+    return TileFinder()
