@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import cv2
@@ -32,6 +31,7 @@ from torch.nn import functional as F
 from vision.finder import ALIGN, GEOMETRY_CHANNELS, GREY, MARGIN, SPREAD, STRIDE, TileFinder
 from vision.geometry import TileFrame, frame_from_corners
 from vision.progress import progress
+from vision.train.arrays import Rows
 from vision.train.harvest import Table
 from vision.train.net import TileFinderNet
 
@@ -51,27 +51,13 @@ assert PATCH % ALIGN == 0
 
 
 @dataclass
-class FinderSamples:
+class FinderSamples(Rows):
     images: np.ndarray  # uint8 (N, PATCH, PATCH, 3)
     heat: np.ndarray  # float16 (N, 2, CELLS, CELLS)
     geometry: np.ndarray  # float16 (N, 6, CELLS, CELLS)
     weight: np.ndarray  # float16 (N, CELLS, CELLS)
     ignore: np.ndarray  # bool (N, CELLS, CELLS)
     table: np.ndarray  # int32 (N,) the seed of the table each patch comes from
-
-    @staticmethod
-    def concatenate(parts: Iterable[FinderSamples]) -> FinderSamples:
-        parts = list(parts)
-        return FinderSamples(*(np.concatenate([getattr(p, name) for p in parts]) for name in _FIELDS))
-
-    def rows(self, index: np.ndarray) -> FinderSamples:
-        return FinderSamples(*(getattr(self, name)[index] for name in _FIELDS))
-
-    def __len__(self) -> int:
-        return len(self.images)
-
-
-_FIELDS = ("images", "heat", "geometry", "weight", "ignore", "table")
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ of its true tile, with `has_geometry`).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +26,7 @@ from vision.pipeline import Coarse, coarse
 from vision.plane import project
 from vision.synth.scene import Frame
 from vision.tilenet import BACK, FACE_UP, NOT_A_TILE
+from vision.train.arrays import Rows, Saved
 
 IGNORE = -1
 # A candidate is a tile's when its centre is within these shares of the tile's half-width (across,
@@ -53,7 +53,7 @@ class Truth:
 
 
 @dataclass
-class Harvest:
+class Harvest(Rows):
     crops: np.ndarray  # uint8 (N, H, W, 3)
     kind: np.ndarray  # int8 (N,)
     top: np.ndarray  # int8 (N,)
@@ -62,27 +62,10 @@ class Harvest:
     has_geometry: np.ndarray  # bool (N,)
     image: np.ndarray  # int32 (N,) the seed of the image each crop comes from
 
-    @staticmethod
-    def concatenate(parts: Iterable[Harvest]) -> Harvest:
-        parts = list(parts)
-        return Harvest(
-            *(
-                np.concatenate([getattr(p, name) for p in parts])
-                for name in ("crops", "kind", "top", "bottom", "geometry", "has_geometry", "image")
-            )
-        )
-
-    def save(self, path: str) -> None:
-        np.savez(path, **vars(self))
-
-    @staticmethod
-    def load(path: str) -> Harvest:
-        with np.load(path) as data:
-            return Harvest(**{name: data[name] for name in data.files})
 
 
 @dataclass(frozen=True)
-class Table:
+class Table(Saved):
     """A rendered table as the harvest needs it: its pixels and where its tiles lie."""
 
     image: np.ndarray  # uint8 (H, W, 3) BGR
@@ -90,14 +73,6 @@ class Table:
     face_up: np.ndarray  # bool (K,)
     a: np.ndarray  # int8 (K,)
     b: np.ndarray  # int8 (K,)
-
-    def save(self, path: str) -> None:
-        np.savez(path, **vars(self))
-
-    @staticmethod
-    def load(path: str) -> Table:
-        with np.load(path) as data:
-            return Table(**{name: data[name] for name in data.files})
 
 
 def table_of(frame: Frame) -> Table:
