@@ -31,7 +31,7 @@ $(TRAIN_STAMP): $(STAMP)
 
 # Retrain both networks from nothing (renders their tables, fits the finder, harvests its
 # candidates' crops, fits the tile reader, exports vision/models/tilefinder.onnx, tilenet.onnx
-# and their manifest): about 32 minutes on two cores.
+# and their manifest): about 27 minutes on two cores.
 model: $(TRAIN_STAMP)
 	$(BIN)/python -m vision.train --out vision/models
 

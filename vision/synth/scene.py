@@ -180,11 +180,12 @@ class Renderer:
             affine = cv2.getAffineTransform(src, dst)
             h, w = self.background.shape[:2]
             warped = cv2.warpAffine(img, affine, (w, h), flags=cv2.INTER_LINEAR, borderValue=-1.0)
-            inside = warped >= 0
-            ink = np.where(inside, warped, 0.0)[..., None] * white
-            self.background = np.where(inside[..., None], ink * 0.92 + 0.03, self.background).astype(
-                np.float32
-            )
+            # Only the marker's box is blended: the rest of the canvas stays as it is.
+            bx, by, bw, bh = cv2.boundingRect((warped >= 0).view(np.uint8))
+            box = (slice(by, by + bh), slice(bx, bx + bw))
+            inside = warped[box] >= 0
+            ink = np.where(inside, warped[box], 0.0)[..., None] * white
+            self.background[box] = np.where(inside[..., None], ink * 0.92 + 0.03, self.background[box])
 
     # -- drawing ---------------------------------------------------------------------------------
 

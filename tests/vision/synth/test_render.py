@@ -5,11 +5,14 @@ import json
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vision.plane import polygon_area
 from vision.synth.dataset import main as dataset_main
 from vision.synth.dataset import render_example
 from vision.synth.pips import pip_positions
+from vision.synth.sprites import _disk
 from vision.synth.scene import PlacedTile, Renderer, Scene
 from vision.synth.style import Style
 
@@ -116,3 +119,31 @@ def test_dataset_command_writes_images_and_labels(tmp_path) -> None:
         image = cv2.imread(str(tmp_path / name))
         assert image.shape == (360, 640, 3)
         assert set(entry) == {"tiles", "face_down", "joins"}
+
+
+def _disk_over_the_whole_canvas(canvas: np.ndarray, centre: tuple[float, float], radius: float,
+                                colour: tuple[float, float, float], weight: float) -> None:
+    """The plain way to blend a disk: a mask the canvas's size (what `_disk` must match)."""
+    shift = 4
+    mask = np.zeros(canvas.shape[:2], np.uint8)
+    cv2.circle(mask, (round(centre[0] * 16), round(centre[1] * 16)), round(radius * 16), 255, -1,
+               cv2.LINE_AA, shift)
+    a = (mask.astype(np.float32) / 255.0 * weight)[..., None]
+    canvas *= 1 - a
+    canvas += a * np.asarray(colour, np.float32)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    cx=st.floats(-20, 80), cy=st.floats(-20, 60), radius=st.floats(0.2, 30),
+    weight=st.sampled_from([1.0, 0.7, 0.35]), seed=st.integers(0, 2**16),
+)
+def test_a_disk_blended_in_its_box_is_the_disk_blended_over_the_whole_sprite(
+        cx: float, cy: float, radius: float, weight: float, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    canvas = rng.random((40, 64, 3), dtype=np.float32)
+    expected = canvas.copy()
+    colour = tuple(float(c) for c in rng.random(3))
+    _disk(canvas, (cx, cy), radius, colour, weight)  # type: ignore[arg-type]
+    _disk_over_the_whole_canvas(expected, (cx, cy), radius, colour, weight)  # type: ignore[arg-type]
+    assert np.array_equal(canvas, expected)
