@@ -56,7 +56,11 @@ MIN_LEVEL_SIDE = 64  # ... and halved while the longer side keeps this many px
 CALIBRATED_LEVEL_LENGTH = 48.0
 FOUND_MIN = 0.1  # a cell this sure of a centre, and surer than its neighbours, is a candidate
 SAME_TILE_REACH = 1.2  # candidates with centres this many half-widths apart ...
-SAME_TILE_SIZE = 1.65  # ... and half-widths within this ratio frame one tile (`one_per_tile`)
+SAME_TILE_SIZE = 1.65  # ... and half-widths within this ratio ...
+# ... and axes within this many radians frame one tile (`one_per_tile`). Halfway between one
+# axis and a right angle: a coarser level sees tiles laid side by side (a hand shown at the end)
+# as one tile across them, and that candidate must not hide theirs.
+SAME_TILE_AXIS = math.pi / 4
 MAX_FOUND = 1000  # candidates kept per image at most, likeliest first: bounds the reader's work
 
 
@@ -121,14 +125,16 @@ def decode(heat: np.ndarray, geometry: np.ndarray, factors: tuple[float, float],
 
 def one_per_tile(found: list[Found]) -> list[Found]:
     """The likeliest of the candidates of one heat that frame one tile (a tile found at two
-    levels): centres within `SAME_TILE_REACH` of the smaller half-width and half-widths within
-    `SAME_TILE_SIZE` of each other. At most `MAX_FOUND`, likeliest first.
+    levels): centres within `SAME_TILE_REACH` of the smaller half-width, half-widths within
+    `SAME_TILE_SIZE` of each other and axes within `SAME_TILE_AXIS`. At most `MAX_FOUND`,
+    likeliest first.
 
     Not by overlap: a candidate on the seam between two tiles laid end to end overlaps both
     by half, and must not hide either."""
     found = sorted(found, key=lambda f: -f.score)[:MAX_FOUND]
     kept = first_of_each_place([f.frame for f in found], reach=SAME_TILE_REACH,
-                               size_log=math.log(SAME_TILE_SIZE), groups=np.array([f.face_up for f in found]))
+                               size_log=math.log(SAME_TILE_SIZE),
+                               axis_radians=SAME_TILE_AXIS, groups=np.array([f.face_up for f in found]))
     return [found[i] for i in kept]
 
 

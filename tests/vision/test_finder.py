@@ -34,6 +34,18 @@ def test_a_tile_found_at_two_levels_is_one_candidate_and_neighbours_stay() -> No
     assert one_per_tile([]) == []
 
 
+def test_a_candidate_across_tiles_laid_side_by_side_hides_neither() -> None:
+    # A hand shown at the end of a play, its tiles side by side: a coarser level sees the pair as
+    # one wider tile lying across them, likelier than either, at nearly their centres.
+    first, second = tile_frame(100, 100, 20, 90), tile_frame(140, 100, 20, 90)
+    across_both = tile_frame(120, 100, 27, 0)
+    kept = one_per_tile([Found(across_both, True, 0.9), Found(first, True, 0.6), Found(second, True, 0.5)])
+    assert [f.score for f in kept] == [0.9, 0.6, 0.5]
+    # The same tile seen a little turned at another level is still one candidate.
+    turned = tile_frame(103, 101, 22, 75)
+    assert [f.score for f in one_per_tile([Found(first, True, 0.6), Found(turned, True, 0.5)])] == [0.6]
+
+
 def test_the_shipped_finder_finds_each_painted_tile_at_its_place() -> None:
     image = table(1280, 720, colour=(60, 110, 40), seed=1)
     painted = [Painted(1, 3, (300, 250), 0.0, 22), Painted(2, 5, (700, 400), 60.0, 22),

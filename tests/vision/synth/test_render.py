@@ -12,8 +12,8 @@ from vision.plane import polygon_area
 from vision.synth.dataset import main as dataset_main
 from vision.synth.dataset import render_example
 from vision.synth.pips import pip_positions
-from vision.synth.sprites import _disk
 from vision.synth.scene import PlacedTile, Renderer, Scene
+from vision.synth.sprites import _disk
 from vision.synth.style import Style
 
 
