@@ -50,7 +50,7 @@ def _disk(
 ) -> None:
     """Blend a filled anti-aliased disk into a float canvas.
 
-    Only the disk's box (with a pixel to spare for the anti-aliasing) is touched: outside it the
+    Only the disk's box (two pixels to spare for the anti-aliasing) is touched: outside it the
     blend changes nothing, and a sprite has dozens of disks. OpenCV draws in fixed point, so the
     disk drawn in the box at a whole-pixel shift has the very same pixels."""
     height, width = canvas.shape[:2]
