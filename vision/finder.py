@@ -95,8 +95,19 @@ def level_input(image: np.ndarray, scale: float) -> tuple[np.ndarray, tuple[floa
     padded_h = math.ceil((level_h + 2 * MARGIN) / ALIGN) * ALIGN
     padded = cv2.copyMakeBorder(resized, MARGIN, padded_h - level_h - MARGIN, MARGIN,
                                 padded_w - level_w - MARGIN, cv2.BORDER_CONSTANT, value=(GREY,) * 3)
+    return network_input(padded), (level_w / width, level_h / height)
+
+
+def network_input(padded: np.ndarray) -> np.ndarray:
+    """uint8 (H, W, 3) -> float32 (1, 3, H, W): (pixel - `GREY`) / `SPREAD`, as the network reads."""
     x = (padded.astype(np.float32) - GREY) / SPREAD
-    return np.ascontiguousarray(x.transpose(2, 0, 1)[None]), (level_w / width, level_h / height)
+    return np.ascontiguousarray(x.transpose(2, 0, 1)[None])
+
+
+def centre_peaks(probability: np.ndarray, threshold: float) -> np.ndarray:
+    """bool (h, w): the cells of one heat (h, w) at least `threshold` sure and surer than their
+    eight neighbours (ties kept)."""
+    return (probability >= threshold) & (probability >= cv2.dilate(probability, np.ones((3, 3))))
 
 
 def decode(heat: np.ndarray, geometry: np.ndarray, factors: tuple[float, float],
@@ -105,9 +116,7 @@ def decode(heat: np.ndarray, geometry: np.ndarray, factors: tuple[float, float],
     out: list[Found] = []
     for channel in (FACE_UP_CENTRE, FACE_DOWN_CENTRE):
         probability = heat[channel]
-        # A cell surer than its eight neighbours (ties kept) and at least `threshold` sure.
-        peaks = (probability >= threshold) & (probability >= cv2.dilate(probability, np.ones((3, 3))))
-        ys, xs = np.nonzero(peaks)
+        ys, xs = np.nonzero(centre_peaks(probability, threshold))
         dx, dy, log_width, log_aspect, cos2, sin2 = geometry[:, ys, xs]
         half_width = np.exp(log_width) * STRIDE
         half_length = half_width * np.exp(log_aspect)
@@ -151,10 +160,15 @@ class TileFinder:
     def at_level(self, image: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
         """The heat (2, h, w) as probabilities and the geometry (6, h, w) of one level."""
         x, factors = level_input(image, scale)
+        return *self.answer(x), factors
+
+    def answer(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The heat (2, h, w) as probabilities and the geometry (6, h, w) of one network input
+        (`network_input`)."""
         self.net.setInput(x)
         heat, geometry = self.net.forward(list(OUTPUTS))
         probability = 1.0 / (1.0 + np.exp(-np.asarray(heat, np.float32)[0]))
-        return probability.astype(np.float32), np.asarray(geometry, np.float32)[0], factors
+        return probability.astype(np.float32), np.asarray(geometry, np.float32)[0]
 
     def find(self, image: np.ndarray, *, tile_length_px: float | None = None,
              threshold: float = FOUND_MIN) -> list[Found]:

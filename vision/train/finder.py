@@ -28,7 +28,17 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from vision.finder import ALIGN, GEOMETRY_CHANNELS, GREY, MARGIN, SPREAD, STRIDE, TileFinder
+from vision.finder import (
+    ALIGN,
+    GEOMETRY_CHANNELS,
+    GREY,
+    MARGIN,
+    SPREAD,
+    STRIDE,
+    TileFinder,
+    centre_peaks,
+    network_input,
+)
 from vision.geometry import TileFrame, frame_from_corners
 from vision.progress import progress
 from vision.train.arrays import Rows
@@ -206,8 +216,8 @@ def turned(images: torch.Tensor, heat: torch.Tensor, geometry: torch.Tensor, wei
             maps[2][:, 0].contiguous(), maps[3][:, 0].contiguous())
 
 
-def network_input(images: torch.Tensor) -> torch.Tensor:
-    """uint8 (N, H, W, 3) -> float (N, 3, H, W), as `vision.finder.level_input` scales a level."""
+def batch_input(images: torch.Tensor) -> torch.Tensor:
+    """uint8 (N, H, W, 3) -> float (N, 3, H, W), as `vision.finder.network_input` scales a level."""
     return ((images.float() - GREY) / SPREAD).permute(0, 3, 1, 2).contiguous()
 
 
@@ -223,7 +233,7 @@ def focal_loss(logits: torch.Tensor, heat: torch.Tensor, ignore: torch.Tensor) -
 
 def losses(model: TileFinderNet, images: torch.Tensor, heat: torch.Tensor, geometry: torch.Tensor,
            weight: torch.Tensor, ignore: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    heat_logits, geometry_out = model(network_input(images))
+    heat_logits, geometry_out = model(batch_input(images))
     error = F.smooth_l1_loss(geometry_out, geometry, reduction="none", beta=0.1)
     return focal_loss(heat_logits, heat, ignore), (error * weight[:, None]).sum() / weight.sum().clamp_min(1)
 
@@ -271,12 +281,8 @@ def validate_finder(finder: TileFinder, samples: FinderSamples, threshold: float
     within a cell of them, and candidates per patch that are no centre (as the shipped file runs)."""
     found = centres = false = 0
     for i in range(len(samples)):
-        x = (samples.images[i].astype(np.float32) - GREY) / SPREAD
-        finder.net.setInput(np.ascontiguousarray(x.transpose(2, 0, 1)[None]))
-        logits, _ = finder.net.forward(["heat", "geometry"])
-        probability = 1 / (1 + np.exp(-np.asarray(logits, np.float32)[0]))
-        peaks = (probability >= threshold) & (probability >= np.stack(
-            [cv2.dilate(p, np.ones((3, 3))) for p in probability]))
+        probability, _ = finder.answer(network_input(samples.images[i]))
+        peaks = np.stack([centre_peaks(p, threshold) for p in probability])
         truth = samples.heat[i].astype(np.float32) >= 0.999
         near = np.stack([cv2.dilate(t.astype(np.uint8), np.ones((3, 3))) for t in truth]) > 0
         centres += int(truth.sum())

@@ -36,7 +36,7 @@ import torch
 from torch.nn import functional as F
 
 from vision.crops import CROP_HEIGHT, CROP_WIDTH, normalised
-from vision.finder import ALIGN, FINDER_FILE, FOUND_MIN, TileFinder
+from vision.finder import ALIGN, FINDER_FILE, FOUND_MIN, TileFinder, network_input
 from vision.finder import OUTPUTS as FINDER_OUTPUTS
 from vision.progress import progress
 from vision.synth.scene import Frame
@@ -413,9 +413,8 @@ def run(
 
 
 def _finder_input(samples: FinderSamples) -> np.ndarray:
-    """A few held-out patches as the finder's input (one image: the export takes batches of one)."""
-    x = (samples.images[:1].astype(np.float32) - 128.0) / 64.0
-    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+    """One held-out patch as the finder's input (the export takes batches of one)."""
+    return network_input(samples.images[0])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
