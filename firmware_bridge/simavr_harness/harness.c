@@ -9,8 +9,8 @@
  *   PTY <path>                              the board's serial port (also --link PATH, a symlink),
  *                                           20 simulated ms after power-up, once its UART listens
  *   DISPLAY <sim> <wall> <48 hex> |<24 chars>|   the 24 digits now shown (segments; characters)
- *   TONE_ON <sim> <wall>                    the buzzer pin started toggling
- *   TONE_OFF <sim> <wall> <start sim> <hz>  ... stopped; the tone's start and measured frequency
+ *   TONE_ON <sim> <wall>                    the buzzer pin started toggling (dated from its timer's start)
+ *   TONE_OFF <sim> <wall> <start sim> <hz>  ... stopped; the tone's start, its pin's measured frequency
  *   LEDS <sim> <wall> <hex>                 PORTC bits 0..5 (green, red, seat markers 0..3)
  *   BUTTON <sim> <wall> <name> down|up      a button pin driven by a command
  *   TIME <sim> <wall>                       once per simulated second: the pace against the wall
@@ -301,7 +301,6 @@ static void housekeeping(void)
     if (!announced && sim_us() >= BOOT_US) {
         announce_port();
     }
-    check_tone_stopped();
     uint64_t now_us = sim_us();
     if (now_us >= next_time_report_us) {
         report("TIME", now_us, NULL);

@@ -17,6 +17,5 @@ void report(const char *kind, uint64_t at_us, const char *format, ...);
 
 /* observe.c: the display chain, the buzzer and the LEDs */
 void observe_outputs(bool trace_spi);
-void check_tone_stopped(void); /* a tone ends when its pin has been quiet a while */
 
 #endif

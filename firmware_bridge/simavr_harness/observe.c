@@ -1,7 +1,7 @@
 /*
  * What the firmware drives, turned into reports: the MAX7219 chain (SPI bytes and the LOAD pin,
- * decoded per chip into the 24 digits shown), the buzzer pin (tones and their frequency from its
- * edges) and the LED pins.
+ * decoded per chip into the 24 digits shown), the buzzer (each tone timed by its timer's start and
+ * stop, its frequency measured on the pin) and the LED pins.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -29,13 +29,13 @@ static uint8_t chip_decode[CHIPS], chip_scan_limit[CHIPS], chip_on[CHIPS], chip_
 static uint8_t reported[DIGITS];
 static bool reported_once;
 
-/* the buzzer pin */
-static bool tone_sounding;
-static uint64_t tone_start;        /* ns: when the current tone began (its first edge less a half period) */
-static uint64_t tone_first_edge, tone_last_edge, tone_last_regular, tone_suspect_edge;
-static uint64_t tone_half;         /* ns between edges of the current tone; 0 until its second edge */
-static uint32_t tone_regular_edges;
-static bool tone_suspect;          /* the last edge broke the rhythm: the tone stopped or changed */
+/* the buzzer: Timer0 in CTC mode toggles OC0A (PD6) every half period while it is clocked */
+#define TCCR0B_ADDRESS 0x45 /* data space: Timer0's control register B, whose bits 0..2 select the clock */
+#define TIMER0_CLOCK_SELECT 0x07
+static uint8_t timer0_clock;       /* the clock-select bits last written: 0 = stopped */
+static uint64_t tone_start;        /* ns: when the timer was started */
+static uint64_t tone_first_edge, tone_last_edge;
+static uint32_t tone_edges;        /* pin edges since the tone started */
 
 static uint8_t leds_reported = 0xFF;
 
@@ -141,43 +141,42 @@ static void on_load_pin(avr_irq_t *irq, uint32_t value, void *param)
 
 /* ---- buzzer and LEDs -------------------------------------------------------------------- */
 
+/* Measured on the pin, not taken from the timer's settings: a pin that never toggles reads 0 Hz. */
 static double tone_hz(void)
 {
-    if (tone_regular_edges < 2 || tone_last_regular <= tone_first_edge) {
+    if (tone_edges < 2 || tone_last_edge <= tone_first_edge) {
         return 0.0;
     }
-    double seconds = (double)(tone_last_regular - tone_first_edge) / 1e9;
-    return (tone_regular_edges - 1) / (2.0 * seconds);
-}
-
-static void tone_begins(uint64_t first_edge, uint64_t half)
-{
-    tone_sounding = true;
-    tone_first_edge = tone_last_edge = tone_last_regular = first_edge;
-    tone_half = half;
-    tone_start = first_edge - half;
-    tone_regular_edges = 1;
-    tone_suspect = false;
-    report("TONE_ON", tone_start / 1000, NULL);
-}
-
-static void tone_ends(uint64_t end)
-{
-    report("TONE_OFF", end / 1000, "%llu %.1f", (unsigned long long)(tone_start / 1000), tone_hz());
-    tone_sounding = false;
-}
-
-static bool on_rhythm(uint64_t interval)
-{
-    uint64_t slack = tone_half / 20 + 1000; /* 5 %: Timer0's edges are exact */
-    return interval + slack >= tone_half && interval <= tone_half + slack;
+    double seconds = (double)(tone_last_edge - tone_first_edge) / 1e9;
+    return (tone_edges - 1) / (2.0 * seconds);
 }
 
 /*
- * Timer0 toggles the pin every half period.  A tone ends when the edges stop (the firmware's
- * stop forces the pin low: that edge is the end); a new tone that follows without a pause shows
- * as two intervals in a row off the old rhythm, the second one the new half period.
+ * A tone lasts while Timer0 is clocked: the firmware starts the timer to sound and stops it to
+ * fall silent.  The pin's edges alone cannot tell a short pause from a change of tone (the first
+ * interval after either is just "off the rhythm"), so the start and end come from the timer's
+ * clock-select bits and the frequency from the edges in between.
  */
+static void on_timer0_control(avr_t *core, avr_io_addr_t address, uint8_t value, void *param)
+{
+    (void)core;
+    (void)address;
+    (void)param;
+    uint8_t clock = (uint8_t)(value & TIMER0_CLOCK_SELECT);
+    if (clock == timer0_clock) {
+        return;
+    }
+    uint64_t now = cycles_to_ns(avr->cycle);
+    if (timer0_clock != 0) {
+        report("TONE_OFF", now / 1000, "%llu %.1f", (unsigned long long)(tone_start / 1000), tone_hz());
+    }
+    timer0_clock = clock;
+    if (clock != 0) {
+        tone_start = now;
+        tone_edges = 0;
+    }
+}
+
 static void on_buzzer_pin(avr_irq_t *irq, uint32_t value, void *param)
 {
     (void)irq;
@@ -188,44 +187,16 @@ static void on_buzzer_pin(avr_irq_t *irq, uint32_t value, void *param)
         return;
     }
     level = value & 1;
-    uint64_t now = cycles_to_ns(avr->cycle);
-    if (!tone_sounding) {
-        tone_begins(now, 0);
-        return;
+    if (timer0_clock == 0) {
+        return; /* the stop forcing the pin low, not a tone's edge */
     }
-    uint64_t interval = now - tone_last_edge;
-    if (tone_half == 0) {
-        tone_half = interval;
-        tone_start = tone_first_edge - interval;
-        tone_regular_edges = 2;
-        tone_last_regular = now;
-    } else if (on_rhythm(interval)) {
-        tone_suspect = false;
-        tone_regular_edges++;
-        tone_last_regular = now;
-    } else if (!tone_suspect) {
-        tone_suspect = true;
-        tone_suspect_edge = now;
-    } else {
-        uint64_t changed_at = tone_suspect_edge - interval; /* the new tone's start */
-        tone_ends(changed_at > tone_last_regular ? changed_at : tone_last_regular);
-        tone_begins(tone_suspect_edge, interval);
-        tone_regular_edges = 2;
-        tone_last_regular = now;
+    uint64_t now = cycles_to_ns(avr->cycle);
+    if (tone_edges == 0) {
+        tone_first_edge = now;
+        report("TONE_ON", tone_start / 1000, NULL); /* heard from the first edge, dated from the start */
     }
     tone_last_edge = now;
-}
-
-void check_tone_stopped(void)
-{
-    if (!tone_sounding) {
-        return;
-    }
-    uint64_t now = cycles_to_ns(avr->cycle);
-    uint64_t quiet = 3 * tone_half > 2000000 ? 3 * tone_half : 2000000;
-    if (now - tone_last_edge > quiet) {
-        tone_ends(tone_last_edge);
-    }
+    tone_edges++;
 }
 
 static void on_port_c(avr_irq_t *irq, uint32_t value, void *param)
@@ -245,6 +216,7 @@ void observe_outputs(bool spi_trace)
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_SPI_GETIRQ(0), SPI_IRQ_OUTPUT), on_spi_byte, NULL);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('B'), LOAD_PIN), on_load_pin, NULL);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), BUZZER_PIN), on_buzzer_pin, NULL);
+    avr_register_io_write(avr, TCCR0B_ADDRESS, on_timer0_control, NULL); /* beside the timer's own */
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('C'), IOPORT_IRQ_PIN_ALL), on_port_c,
                             NULL);
 }

@@ -15,7 +15,11 @@ HZ = 0.02  # Timer0's 8-bit divider rounds the frequency by under 2 %
 
 @pytest.mark.parametrize("beep", [Beep(BeepPattern.OK), Beep(BeepPattern.WARNING), Beep(BeepPattern.ERROR),
                                   Beep(BeepPattern.TIMEOUT), Beep(BeepPattern.MATCH_END),
-                                  Beep(BeepPattern.CUSTOM, 3, 40, 60, 3000)], ids=str)
+                                  Beep(BeepPattern.CUSTOM, 3, 40, 60, 3000),
+                                  # 7 toggles a tone, so the stop forces the pin low (one more
+                                  # edge), and a pause of 1 ms: seen on the edges alone, this was
+                                  # a 357 Hz tone between two merged ones
+                                  Beep(BeepPattern.CUSTOM, 3, 3, 1, 1250)], ids=str)
 def test_each_pattern_sounds_as_documented(host: Driver, board: SimulatedBoard, beep: Beep) -> None:
     host.handshake()
     expected = tones(beep)
@@ -28,7 +32,7 @@ def test_each_pattern_sounds_as_documented(host: Driver, board: SimulatedBoard, 
     arrived = board.wait_frame_ends("RX", 2)[1]  # handed to the UART: its bytes take 0.09 ms each
     assert 0 <= (sounded[0].start_us - arrived) / 1000 <= 2.0, "the first tone started late"
     for index, (tone, want) in enumerate(zip(sounded, expected, strict=True)):
-        assert tone.duration_ms == pytest.approx(want.on_ms, abs=MS), (index, tone)
+        assert tone.duration_ms == pytest.approx(want.on_ms, abs=MS), (index, tone, sounded)
         assert tone.frequency_hz == pytest.approx(want.frequency_hz, rel=HZ), (index, tone)
         if index + 1 < len(sounded):
             pause_ms = (sounded[index + 1].start_us - tone.end_us) / 1000
