@@ -454,6 +454,7 @@ int main(int argc, char **argv)
                 avr_raise_irq(button_irq[i], button_down[i] ? 0 : 1);
             }
             if (powered_up) {
+                outputs_reset();
                 report("RESET", sim_us(), NULL);
             }
             powered_up = true;

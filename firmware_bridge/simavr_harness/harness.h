@@ -17,5 +17,6 @@ void report(const char *kind, uint64_t at_us, const char *format, ...);
 
 /* observe.c: the display chain, the buzzer and the LEDs */
 void observe_outputs(bool trace_spi);
+void outputs_reset(void); /* the MCU restarted: a tone sounding then stops */
 
 #endif

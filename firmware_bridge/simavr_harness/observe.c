@@ -157,12 +157,8 @@ static double tone_hz(void)
  * interval after either is just "off the rhythm"), so the start and end come from the timer's
  * clock-select bits and the frequency from the edges in between.
  */
-static void on_timer0_control(avr_t *core, avr_io_addr_t address, uint8_t value, void *param)
+static void timer0_clocked(uint8_t clock)
 {
-    (void)core;
-    (void)address;
-    (void)param;
-    uint8_t clock = (uint8_t)(value & TIMER0_CLOCK_SELECT);
     if (clock == timer0_clock) {
         return;
     }
@@ -175,6 +171,19 @@ static void on_timer0_control(avr_t *core, avr_io_addr_t address, uint8_t value,
         tone_start = now;
         tone_edges = 0;
     }
+}
+
+static void on_timer0_control(avr_t *core, avr_io_addr_t address, uint8_t value, void *param)
+{
+    (void)core;
+    (void)address;
+    (void)param;
+    timer0_clocked((uint8_t)(value & TIMER0_CLOCK_SELECT));
+}
+
+void outputs_reset(void)
+{
+    timer0_clocked(0); /* the reset cleared Timer0's registers behind the write callback */
 }
 
 static void on_buzzer_pin(avr_irq_t *irq, uint32_t value, void *param)

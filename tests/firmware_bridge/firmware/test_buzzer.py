@@ -71,3 +71,15 @@ def test_a_beep_replacing_a_tone_mid_sound_is_seen_as_two_tones(host: Driver, bo
     assert custom.frequency_hz == pytest.approx(3000, rel=HZ)
     assert custom.duration_ms == pytest.approx(150, abs=MS)
     assert abs(custom.start_us - cut.end_us) < 1500, "the new tone follows without a pause"
+
+
+def test_a_reset_silences_the_tone_sounding_at_that_moment(host: Driver, board: SimulatedBoard) -> None:
+    host.handshake()
+    assert host.request(Beep(BeepPattern.ERROR)).message == Ack()  # 600 ms at 400 Hz
+    assert board.wait_for(lambda b: bool(b.of_kind("TONE_ON")), 1.0)
+    board.reset()  # the reset clears Timer0 with no write the firmware makes
+    assert board.wait_for(lambda b: bool(b.of_kind("RESET")) and len(b.buzzer_events) == 1, 2.0), \
+        board.buzzer_events
+    cut, reset = board.buzzer_events[0], board.of_kind("RESET")[0]
+    assert cut.start_us < reset.sim_us and cut.duration_ms < 600
+    assert cut.end_us == reset.sim_us, "the tone outlived the reset"
