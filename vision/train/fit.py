@@ -145,11 +145,11 @@ def losses(
 ) -> torch.Tensor:
     kind_logits, top_logits, bottom_logits, geometry_out = model(normalise(x))
     loss = F.cross_entropy(kind_logits, kind)
-    face_up = kind == FACE_UP
-    if face_up.any():
+    taught = (kind == FACE_UP) & (top >= 0)  # a face-up crop far off along its tile teaches no pips
+    if taught.any():
         loss = loss + 0.5 * (
-            F.cross_entropy(top_logits[face_up], top[face_up])
-            + F.cross_entropy(bottom_logits[face_up], bottom[face_up])
+            F.cross_entropy(top_logits[taught], top[taught])
+            + F.cross_entropy(bottom_logits[taught], bottom[taught])
         )
     if has_geometry.any():
         loss = loss + GEOMETRY_WEIGHT * F.smooth_l1_loss(
@@ -267,7 +267,7 @@ def validate(model: TileReaderNet, data: Harvest, index: np.ndarray) -> tuple[fl
         "back_recall": round(float((predicted[kind == BACK] == BACK).mean()), 5)
         if (kind == BACK).any()
         else None,
-        "pips_exact_on_face_up": round(float(pips_right[face_up].mean()), 5),
+        "pips_exact_on_face_up": round(float(pips_right[face_up & (top >= 0)].mean()), 5),
         "geometry_mean_abs_error": [
             round(float(v), 4) for v in np.abs(geometry[has] - data.geometry[index][has]).mean(0)
         ],

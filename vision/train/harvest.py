@@ -31,12 +31,16 @@ from vision.train.arrays import Rows, Saved
 IGNORE = -1
 # A candidate is a tile's when its centre is within these shares of the tile's half-width (across,
 # along), its axis within POSITIVE_DEGREES and its size within POSITIVE_SCALE; one nearer than
-# IGNORE_DISTANCE half-widths that is not teaches nothing either way and is left out.
+# IGNORE_DISTANCE half-widths that is not teaches nothing either way and is left out. Along the axis
+# a candidate up to a whole half-width off is still the tile's, so that the reader's first look
+# keeps the finder's frames that slip along a line of tiles and moves them onto the tile.
 POSITIVE_ACROSS = 0.35
-POSITIVE_ALONG = 0.5
+POSITIVE_ALONG = 1.0
 POSITIVE_DEGREES = 20.0
 POSITIVE_SCALE = (0.6, 1.65)
-IGNORE_DISTANCE = 0.8
+IGNORE_DISTANCE = 1.2
+# Pips are taught only from a candidate within this share along: further off, a half is cut short.
+PIPS_ALONG = 0.5
 JITTERED_PER_TILE = 6  # frames drawn around each face-up tile ...
 JITTERED_PER_BACK = 3  # ... and each face-down one
 SHIFTED_PER_TILE = 2  # frames that straddle a tile and its neighbour
@@ -89,16 +93,19 @@ def truths(table: Table, picture: Coarse) -> list[Truth]:
             for corners, up, a, b in zip(table.corners, table.face_up, table.a, table.b, strict=True)]
 
 
+def offset_shares(candidate: TileFrame, truth: TileFrame) -> tuple[float, float]:
+    """How far `candidate`'s centre lies from `truth`'s, across and along `truth`, in its half-widths."""
+    offset = candidate.center - truth.center
+    return (abs(float(offset @ truth.across)) / truth.half_width,
+            abs(float(offset @ truth.along)) / truth.half_width)
+
+
 def label(candidate: TileFrame, tiles: list[Truth]) -> tuple[int, Truth | None]:
     """The kind a candidate teaches, and the true tile it frames (if any)."""
     near = False
     for truth in tiles:
         t = truth.frame
-        offset = candidate.center - t.center
-        across, along = (
-            abs(float(offset @ t.across)) / t.half_width,
-            abs(float(offset @ t.along)) / t.half_width,
-        )
+        across, along = offset_shares(candidate, t)
         aligned = abs(float(candidate.across @ t.across)) > math.cos(math.radians(POSITIVE_DEGREES))
         ratio = candidate.half_width / t.half_width
         if (
@@ -119,10 +126,10 @@ def _turned(vector: np.ndarray, degrees: float) -> np.ndarray:
 
 def jittered(truth: TileFrame, rng: np.random.Generator) -> TileFrame:
     """A frame with a candidate's errors about `truth`: half of them as loose as the finder's
-    first guess, half as tight as a second look from a refined frame; either way turned half
-    round at random."""
+    first guess (which slips along a line of tiles most), half as tight as a second look from a
+    refined frame; either way turned half round at random."""
     loose = rng.random() < 0.5
-    spread = (0.15, 0.25, 0.22, 6.0) if loose else (0.05, 0.08, 0.06, 2.0)
+    spread = (0.15, 0.45, 0.22, 6.0) if loose else (0.05, 0.08, 0.06, 2.0)
     w = truth.half_width
     center = (
         truth.center
@@ -182,7 +189,7 @@ def harvest_table(table: Table, seed: int, finder: TileFinder, rng: np.random.Ge
             continue
         geometry[i], a_on_top = geometry_target(candidate, match.frame)
         has_geometry[i] = True
-        if match.kind == FACE_UP:
+        if match.kind == FACE_UP and offset_shares(candidate, match.frame)[1] < PIPS_ALONG:
             top[i], bottom[i] = (match.a, match.b) if a_on_top else (match.b, match.a)
     keep = kind != IGNORE
     return Harvest(
