@@ -56,9 +56,6 @@ def test_tile_and_table_colours(table_colour, texture, face, pip):
     _match(read_image(image), painted)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "read right and in place, but the learned reader (issue 14) puts the glared 2-5's outline a "
-    "fifth too narrow (67 px for 84): its geometry under glare; see README, Limits today"))
 def test_centre_pin_and_glare_are_not_pips():
     image = table()
     painted = [Painted(2, 5, (250, 250), 10, 42), Painted(0, 4, (600, 300), 100, 42)]

@@ -77,14 +77,16 @@ def test_a_calibrated_tile_length_shrinks_a_close_up_and_reads_the_same() -> Non
     assert coarse_factor(close_up.shape, tile_length) == pytest.approx(WORK_TILE_LENGTH_PX / tile_length)
     calibrated, plain = read_image(close_up, tile_length_px=tile_length), read_image(close_up)
     assert sorted(_by_tile(calibrated)) == sorted(_by_tile(plain)) == ["1-3", "2-5", "4-6"]
-    # Both put each tile where it was painted, within 2 % of its length: the calibrated one reads
-    # a shrunk image at one finder level, the other the whole pyramid, so they differ by a few px.
+    # Both put each tile where it was painted, its centre within 2 % of its length and its sides
+    # within 3 % (the reader's own size error: 0.03 in log width and length on its validation crops,
+    # `vision/models/manifest.json`): the calibrated one reads a shrunk image at one finder level,
+    # the other the whole pyramid, so they differ by a few px.
     for view in (calibrated, plain):
         for name, corners in _by_tile(view).items():
             k = ["1-3", "2-5", "4-6"].index(name)
             assert np.linalg.norm(corners.mean(axis=0) - (400 + 560 * k, 540)) < 0.02 * tile_length, name
             sides = sorted(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1))
-            assert np.allclose(sides, [160, 160, 320, 320], atol=0.02 * tile_length), (name, sides)
+            assert np.allclose(sides, [160, 160, 320, 320], atol=0.03 * tile_length), (name, sides)
 
 
 def test_frames_up_to_1080p_with_ordinary_tiles_are_not_touched() -> None:
