@@ -25,6 +25,7 @@ length over width, cos and sin of twice the axis's angle. `Found.frame` is in th
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -84,24 +85,41 @@ def levels(shape: tuple[int, ...]) -> list[float]:
     return out
 
 
-def level_input(image: np.ndarray, scale: float) -> tuple[np.ndarray, tuple[float, float]]:
-    """`image` resized by `scale`, in its grey margin, as the network's input; and the factors
-    (x, y) that took input px to level px (the sides are rounded)."""
+def level_images(image: np.ndarray, scales: list[float]) -> Iterator[tuple[np.ndarray, tuple[float, float]]]:
+    """Each level of `scales` (largest first): `image` resized (round(side * scale) px a side,
+    averaged down or bilinearly enlarged, as the finder was trained), and the factors (x, y)
+    that take input px to level px."""
     height, width = image.shape[:2]
-    level_w, level_h = max(1, round(width * scale)), max(1, round(height * scale))
-    interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-    resized = cv2.resize(image, (level_w, level_h), interpolation=interpolation)
-    padded_w = math.ceil((level_w + 2 * MARGIN) / ALIGN) * ALIGN
-    padded_h = math.ceil((level_h + 2 * MARGIN) / ALIGN) * ALIGN
-    padded = cv2.copyMakeBorder(resized, MARGIN, padded_h - level_h - MARGIN, MARGIN,
-                                padded_w - level_w - MARGIN, cv2.BORDER_CONSTANT, value=(GREY,) * 3)
-    return network_input(padded), (level_w / width, level_h / height)
+    for scale in scales:
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+        yield cv2.resize(image, size, interpolation=interpolation), (size[0] / width, size[1] / height)
 
 
-def network_input(padded: np.ndarray) -> np.ndarray:
-    """uint8 (H, W, 3) -> float32 (1, 3, H, W): (pixel - `GREY`) / `SPREAD`, as the network reads."""
-    x = (padded.astype(np.float32) - GREY) / SPREAD
-    return np.ascontiguousarray(x.transpose(2, 0, 1)[None])
+def level_input(level: np.ndarray) -> np.ndarray:
+    """A level (`level_images`) in its grey margin, its sides rounded up to `ALIGN`, as the
+    network's input."""
+    height, width = level.shape[:2]
+    def aligned(side: int) -> int:
+        return math.ceil((side + 2 * MARGIN) / ALIGN) * ALIGN
+
+    return network_input(level, (aligned(height), aligned(width)), MARGIN)
+
+
+def network_input(image: np.ndarray, size: tuple[int, int] | None = None, offset: int = 0) -> np.ndarray:
+    """uint8 (h, w, 3) -> float32 (1, 3, H, W): (pixel - `GREY`) / `SPREAD`, as the network reads,
+    with the image's top left corner at (`offset`, `offset`) of a grey (H, W) `size` (its own by
+    default). Grey reads as 0, so the margin is the zeros the array starts as; each channel is
+    split out and scaled straight into its plane (a quarter of the time of converting, padding
+    and transposing the whole array)."""
+    height, width = image.shape[:2]
+    size = size or (height, width)
+    x = np.zeros((1, 3, *size), np.float32)
+    for channel, plane in enumerate(cv2.split(image)):
+        inner = x[0, channel, offset:offset + height, offset:offset + width]
+        np.multiply(plane, np.float32(1 / SPREAD), out=inner, casting="unsafe")
+        inner -= np.float32(GREY / SPREAD)
+    return x
 
 
 def centre_peaks(probability: np.ndarray, threshold: float) -> np.ndarray:
@@ -157,11 +175,6 @@ class TileFinder:
         except (OSError, ValueError, cv2.error) as error:
             raise VisionError(f"cannot load the tile finder from {path}: {error}") from error
 
-    def at_level(self, image: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray, tuple[float, float]]:
-        """The heat (2, h, w) as probabilities and the geometry (6, h, w) of one level."""
-        x, factors = level_input(image, scale)
-        return *self.answer(x), factors
-
     def answer(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The heat (2, h, w) as probabilities and the geometry (6, h, w) of one network input
         (`network_input`)."""
@@ -178,8 +191,8 @@ class TileFinder:
         else:
             scales = levels(image.shape)
         found: list[Found] = []
-        for scale in scales:
-            heat, geometry, factors = self.at_level(image, scale)
+        for level, factors in level_images(image, scales):
+            heat, geometry = self.answer(level_input(level))
             found += decode(heat, geometry, factors, threshold)
         return one_per_tile(found)
 

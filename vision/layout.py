@@ -14,6 +14,8 @@ import numpy as np
 
 from vision.geometry import TileFrame
 
+DOUBLE_REACH = 1.5  # an end meets a crossed double's side within this many times the end-to-end reach
+
 
 @dataclass(frozen=True)
 class Join:
@@ -38,20 +40,37 @@ def find_joins(frames: list[TileFrame], doubles: list[bool], *, tolerance: float
     photos joined ends lie up to 0.47 half-widths apart and the closest unjoined ones 0.56.
     """
     joins: list[Join] = []
-    for i, first in enumerate(frames):
-        for j in range(i + 1, len(frames)):
-            second = frames[j]
-            scale = (first.half_width + second.half_width) / 2
-            join = _end_to_end(i, first, j, second, scale * tolerance)
-            if join is None and doubles[j]:
-                join = _against_double(i, first, j, second, scale * tolerance)
-            if join is None and doubles[i]:
-                crossed = _against_double(j, second, i, first, scale * tolerance)
-                if crossed is not None:
-                    join = Join(i, j, crossed.second_half, crossed.first_half)
-            if join is not None:
-                joins.append(join)
+    for i, j in _near_pairs(frames, tolerance):
+        first, second = frames[i], frames[j]
+        reach = (first.half_width + second.half_width) / 2 * tolerance
+        join = _end_to_end(i, first, j, second, reach)
+        if join is None and doubles[j]:
+            join = _against_double(i, first, j, second, reach)
+        if join is None and doubles[i]:
+            crossed = _against_double(j, second, i, first, reach)
+            if crossed is not None:
+                join = Join(i, j, crossed.second_half, crossed.first_half)
+        if join is not None:
+            joins.append(join)
     return joins
+
+
+def _near_pairs(frames: list[TileFrame], tolerance: float) -> list[tuple[int, int]]:
+    """The pairs (i < j) of `frames` whose centres are near enough for any join: each tile's
+    farthest point from its centre along an axis, plus the widest reach (a double's side,
+    `DOUBLE_REACH`). Most pairs of a table are farther apart, and skipping them keeps a read
+    with many tiles from spending its time here."""
+    if len(frames) < 2:
+        return []
+    centres = np.array([f.center for f in frames], np.float32)
+    halves = np.array([f.half_length for f in frames], np.float32)
+    widths = np.array([f.half_width for f in frames], np.float32)
+    extent = np.maximum(halves, widths)
+    reach = DOUBLE_REACH * tolerance * (widths[:, None] + widths[None, :]) / 2
+    distance = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+    near = np.triu(distance <= extent[:, None] + extent[None, :] + reach, k=1)
+    rows, columns = np.nonzero(near)
+    return list(zip(rows.tolist(), columns.tolist(), strict=True))
 
 
 def _end_to_end(i: int, first: TileFrame, j: int, second: TileFrame, reach: float) -> Join | None:
@@ -76,6 +95,6 @@ def _against_double(i: int, tile: TileFrame, j: int, double: TileFrame, reach: f
     sides = (double.center - double.across * double.half_width,
              double.center + double.across * double.half_width)
     for half, point in _end_points(tile).items():
-        if any(np.linalg.norm(point - side) <= reach * 1.5 for side in sides):
+        if any(np.linalg.norm(point - side) <= reach * DOUBLE_REACH for side in sides):
             return Join(i, j, half, "a")
     return None

@@ -113,6 +113,10 @@ def read_pips(readings: Readings, index: int, max_pip: int) -> tuple[int, int, f
 
 def overlap(first: TileFrame, second: TileFrame) -> float:
     """Shared area over the smaller tile's area, 0..1."""
+    apart = math.hypot(first.half_width, first.half_length) + math.hypot(second.half_width,
+                                                                         second.half_length)
+    if float(np.hypot(*(first.center - second.center))) >= apart:
+        return 0.0  # circumcircles apart: most of a read's pairs need no polygon clip
     area, _ = cv2.intersectConvexConvex(first.corners(), second.corners())
     smaller = 4 * min(first.half_width * first.half_length, second.half_width * second.half_length)
     return float(area) / max(smaller, 1e-6)

@@ -62,10 +62,10 @@ def test_every_stage_sees_at_most_the_working_image(hd_and_big, monkeypatch) -> 
             return stage(image, *args, **kwargs)
         return wrapped
 
-    monkeypatch.setattr(finder, "level_input", spy("level_input", finder.level_input))
+    monkeypatch.setattr(finder, "level_images", spy("level_images", finder.level_images))
     monkeypatch.setattr(pipeline, "crops", spy("crops", pipeline.crops))
     assert len(read_image(big).tiles) == 5
-    assert {name for name, _ in seen} == {"level_input", "crops"}
+    assert {name for name, _ in seen} == {"level_images", "crops"}
     assert max(pixels for _, pixels in seen) <= MAX_WORK_PIXELS
 
 
