@@ -13,7 +13,9 @@ the same way; `--synthetic 0` skips them. A bar on standard error shows progress
 seeds S..S+N-1 with `--widened-seed S`, default 0; training draws from seeds 1,000,000 and up, so
 these are held out), each read with its set's `max_pip`, against issue 14's goals: precision and
 recall >= 0.995, >= 97 % of images exact, and at most 1 false tile per 100 images on cluttered and
-on textured surfaces. It breaks the figures down by surface, textured or not, cluttered or not,
+on textured surfaces. `--background` gives the reader each table's picture rendered empty (the
+same camera, cloth and clutter, no tile or hand, its own sensor noise) as a fixed camera's
+background (`vision.background`). It breaks the figures down by surface, textured or not, cluttered or not,
 camera, set size, face colour and family (tables, clutter-only frames). `--json FILE` writes every
 figure, with each widened image's extra and missing tiles."""
 
@@ -126,12 +128,14 @@ FALSE_TILE_SUBSETS: dict[str, Callable[[dict[str, str]], bool]] = {
     "cluttered or textured": lambda f: f["cluttered"] == "yes" or f["textured"] == "yes",
 }
 
-FrameReader = Callable[[Any], dict[str, Any]]  # a synth Frame -> a `TableView.to_json()` document
+# A synth Frame, and the empty table's picture or None -> a `TableView.to_json()` document.
+FrameReader = Callable[[Any, Any], dict[str, Any]]
 
 
-def read_frame(frame: Any) -> dict[str, Any]:
-    """The reader under test, told the set's size as a user would be (`max_pip`)."""
-    return read_image(frame.image, max_pip=int(frame.labels["max_pip"])).to_json()
+def read_frame(frame: Any, background: Any = None) -> dict[str, Any]:
+    """The reader under test, told the set's size as a user would be (`max_pip`), and given the
+    empty table as its background when there is one."""
+    return read_image(frame.image, max_pip=int(frame.labels["max_pip"]), background=background).to_json()
 
 
 def widened_families(labels: dict[str, Any]) -> dict[str, str]:
@@ -156,27 +160,29 @@ class WidenedResult:
 
 
 def score_widened_seed(seed: int, size: tuple[int, int] = (1920, 1080),
-                       reader: FrameReader = read_frame) -> WidenedResult:
-    """Render widened frame `seed` at `size` (width, height) and score `reader` on it."""
-    from vision.synth.widened import render_widened
+                       reader: FrameReader = read_frame, background: bool = False) -> WidenedResult:
+    """Render widened frame `seed` at `size` (width, height) and score `reader` on it; with
+    `background`, give it the same table rendered empty (`render_widened_empty`)."""
+    from vision.synth.widened import render_widened, render_widened_empty
 
     frame = render_widened(seed, size)
+    empty = render_widened_empty(seed, size).image if background else None
     started = time.process_time()
-    seen = reader(frame)
+    seen = reader(frame, empty)
     seconds = time.process_time() - started
     return WidenedResult(seed, score_image(f"widened-{seed}", seen, frame.labels),
                          widened_families(frame.labels), seconds)
 
 
 def score_widened(count: int, seed: int = 0, jobs: int = 1, size: tuple[int, int] = (1920, 1080),
-                  reader: FrameReader = read_frame) -> list[WidenedResult] | None:
+                  reader: FrameReader = read_frame, background: bool = False) -> list[WidenedResult] | None:
     """Widened seeds `seed`..`seed + count - 1`, in order, in `jobs` processes; None without
     `vision.synth`."""
     try:
         import vision.synth.widened  # noqa: F401
     except ImportError:
         return None
-    read = functools.partial(score_widened_seed, size=size, reader=reader)
+    read = functools.partial(score_widened_seed, size=size, reader=reader, background=background)
     seeds = range(seed, seed + count)
     if jobs <= 1:
         return list(progress(map(read, seeds), total=count, what="widened tables"))
@@ -283,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="score N frames of the widened renderer (default 0: none)")
     parser.add_argument("--widened-seed", type=int, default=0, metavar="S",
                         help="first widened seed (default 0; training uses 1,000,000 and up)")
+    parser.add_argument("--background", action="store_true",
+                        help="give the reader each widened table's empty picture as its background")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write every figure to FILE")
     args = parser.parse_args(argv)
     try:
@@ -307,14 +315,16 @@ def main(argv: list[str] | None = None) -> int:
                 f"rendered {width}x{height} tables, seeds {args.seed}..{args.seed + args.synthetic - 1}",
                 *synthetic)
     if args.widened > 0:
-        results = score_widened(args.widened, args.widened_seed, args.jobs, (width, height))
+        results = score_widened(args.widened, args.widened_seed, args.jobs, (width, height),
+                                background=args.background)
         if results is None:
             print("widened tables: skipped (vision.synth is not in this checkout)")
         else:
             last = args.widened_seed + args.widened - 1
             figures = widened_figures(results)
-            widened_report(f"widened {width}x{height} tables, seeds {args.widened_seed}..{last} (held out)",
-                           figures)
+            given = ", each with its empty table as background" if args.background else ""
+            title = f"widened {width}x{height} tables, seeds {args.widened_seed}..{last} (held out){given}"
+            widened_report(title, figures)
             document["widened"] = {"seeds": [args.widened_seed, last], "size": [width, height], **figures}
     if args.json:
         args.json.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")

@@ -1,4 +1,5 @@
-"""`domino-referee vision read IMAGE... [--json] [--debug OUT.png]` and `vision eval DIR [--json]`.
+"""`domino-referee vision read IMAGE... [--json] [--debug OUT.png] [--background EMPTY]` and
+`vision eval DIR [--json]`.
 
 OpenCV is imported inside the handlers so that `domino-referee --help` stays fast.
 """
@@ -21,6 +22,9 @@ def register(subparsers: Any) -> None:
     read.add_argument("--max-pip", type=int, default=6, help="highest pip value of the set (6)")
     read.add_argument("--debug", metavar="OUT.png",
                       help="also draw what was seen (one IMAGE: this file; several: OUT-<name>.png)")
+    read.add_argument("--background", metavar="EMPTY",
+                      help="the same camera's picture of the table before any tile was laid face up: "
+                           "face-up tiles read where nothing changed since are left out")
     read.set_defaults(handler=run_read)
     evaluate = actions.add_parser("eval", help="accuracy of `vision read` on a labelled folder")
     evaluate.add_argument("folder", metavar="DIR", help="a folder with images and labels.json")
@@ -43,10 +47,11 @@ def run_read(args: argparse.Namespace) -> int:
     from vision.read import read_image
 
     documents: dict[str, Any] = {}
+    background = load_image(Path(args.background)) if args.background else None
     for name in args.images:
         path = Path(name)
         image = load_image(path)
-        view = read_image(image, max_pip=args.max_pip)
+        view = read_image(image, max_pip=args.max_pip, background=background)
         documents[path.name] = view.to_json()
         if args.debug:
             out = _debug_path(args.debug, path, len(args.images) > 1)

@@ -29,7 +29,9 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from vision.background import MIN_CHANGED_SHARE, Changes
 from vision.crops import crops, refined
+from vision.errors import VisionError
 from vision.finder import shipped_finder
 from vision.geometry import TileFrame, first_of_each_place
 from vision.image import checked_bgr
@@ -241,17 +243,32 @@ def face_down(backs: list[TileFrame], face_up: list[TileFrame], length: float | 
     return [b for b in kept if abs(math.log(b.half_width / sets_width)) <= BACK_SIZE_SPREAD]
 
 
+def empty_table(background: object, picture: Coarse, shape: tuple[int, ...]) -> np.ndarray:
+    """The checked `background` (`vision.background`) at `picture`'s scale; it must be a picture
+    of the same camera, so of the input's `shape`."""
+    checked = checked_bgr(background, name="background")
+    if checked.shape[:2] != tuple(shape[:2]):
+        raise VisionError(f"the background is {checked.shape[1]}x{checked.shape[0]} px but the image is "
+                          f"{shape[1]}x{shape[0]}: it must be the same camera's picture of the empty table")
+    return shrink(checked, picture.factor)
+
+
 def read_checked(
-    image_bgr: object, *, max_pip: int, min_confidence: float, tile_length_px: float | None = None
+    image_bgr: object, *, max_pip: int, min_confidence: float, tile_length_px: float | None = None,
+    background: object = None,
 ) -> TableView:
     """`read_image` on a checked frame, at a bounded cost whatever its size."""
     net = shipped()
-    picture = coarse(image_bgr, tile_length_px)
+    checked = checked_bgr(image_bgr)
+    picture = coarse(checked, tile_length_px)
     length = None if tile_length_px is None else tile_length_px * picture.factor
     found = shipped_finder().find(picture.image, tile_length_px=length)
     candidates = [f.frame for f in found if f.face_up]
     readings, verdicts, called_backs = face_up_readings(net, picture, candidates, max_pip=max_pip)
     chosen = [r for r in choose(readings, min_confidence) if _of_length(r.frame, length)]
+    if background is not None:
+        changes = Changes(picture.image, empty_table(background, picture, checked.shape))
+        chosen = [r for r in chosen if changes.share(r.frame) >= MIN_CHANGED_SHARE]
     tiles = tuple(
         SeenTile(tile_name(r.top, r.bottom), r.top, r.bottom, picture.to_input(r.frame.corners()),
                  r.confidence)

@@ -23,7 +23,7 @@ __all__ = ["SeenTile", "TableView", "VisionError", "read_image", "tile_name"]
 
 
 def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float = 0.5,
-               tile_length_px: float | None = None) -> TableView:
+               tile_length_px: float | None = None, background: np.ndarray | None = None) -> TableView:
     """Read every tile in `image_bgr` (uint8 (H, W, 3) BGR; grey and BGRA are converted).
 
     `min_confidence` is the calibrated probability below which a reading is left out; a reading
@@ -31,9 +31,14 @@ def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float
     `tile_length_px`, when the camera is calibrated, is a tile's long side in this image: a
     face-up reading far from that size (a heap of backs that looks like one big blank tile) is
     dropped, and one back's size comes from it even with no face-up tile in view.
+    `background`, with a fixed camera, is its picture of this table before any tile was laid face
+    up (the empty table when a hand starts), of `image_bgr`'s size: a face-up reading where the
+    picture has not changed since is the table's own pattern or clutter and is dropped
+    (`vision.background`).
     Any resolution is read at a bounded working scale (`vision.scale`); corners are this image's
     pixels. Raises `VisionError` naming what was wrong for None, a wrong dtype, shape or channel
-    count, an empty, tiny or oversized image, or a `tile_length_px` that is no positive number.
+    count, an empty, tiny or oversized image (or background, or one of another size), or a
+    `tile_length_px` that is no positive number.
     """
     if not isinstance(max_pip, int) or not 1 <= max_pip <= MAX_PIPS:
         raise VisionError(f"max_pip must be an integer from 1 to {MAX_PIPS}, got {max_pip!r}")
@@ -41,7 +46,7 @@ def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float
                                            and math.isfinite(tile_length_px) and tile_length_px > 0):
         raise VisionError(f"tile_length_px must be a positive number of pixels, got {tile_length_px!r}")
     return read_checked(image_bgr, max_pip=max_pip, min_confidence=min_confidence,
-                        tile_length_px=tile_length_px)
+                        tile_length_px=tile_length_px, background=background)
 
 
 def frame_of(tile: SeenTile) -> TileFrame:

@@ -99,3 +99,20 @@ def test_help_does_not_load_opencv():
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                             check=True, env={"PYTHONPATH": str(ROOT)})
     assert result.stdout.strip() == "False"
+
+
+def test_read_with_the_empty_table_as_background(tmp_path, capsys):
+    empty = table(seed=4)
+    paint_tile(empty, Painted(3, 3, (250, 250), 20, 40))  # on the table before the background was taken
+    later = empty.copy()
+    paint_tile(later, Painted(5, 6, (600, 400), 95, 40))
+    cv2.imwrite(str(tmp_path / "empty.png"), empty)
+    cv2.imwrite(str(tmp_path / "later.png"), later)
+    later_png, empty_png, small_png = (str(tmp_path / n) for n in ("later.png", "empty.png", "small.png"))
+    assert main(["vision", "read", later_png]) == 0
+    assert "later.png: 2 face-up" in capsys.readouterr().out
+    assert main(["vision", "read", later_png, "--background", empty_png]) == 0
+    assert "later.png: 1 face-up [5-6]" in capsys.readouterr().out
+    cv2.imwrite(str(tmp_path / "small.png"), empty[::2, ::2])
+    assert main(["vision", "read", later_png, "--background", small_png]) == 1
+    assert "the background is 450x350 px but the image is 900x700" in capsys.readouterr().err

@@ -18,7 +18,7 @@ SMALL = (640, 360)
 REAL_SEEDS = (3, 8, 35)
 
 
-def _one_wrong(frame: Any) -> dict[str, Any]:
+def _one_wrong(frame: Any, background: Any = None) -> dict[str, Any]:
     """A reader that knows the labels, misses the first tile and sees one tile that is not there."""
     return {"tiles": [*frame.labels["tiles"][1:], {"tile": "0-0"}, {"tile": "no-such-tile"}]}
 

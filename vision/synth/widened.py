@@ -61,6 +61,7 @@ SHEEN_SHARE = 0.3  # share of frames whose tiles are shrink-wrapped or glossy
 SHADOW_EDGE_SHARE = 0.35  # share of frames with a hard shadow edge across the table
 WEBCAM_SHARE = 0.45  # share of frames filmed by a poor webcam
 CLUTTER_ONLY_SHARE = 0.12  # share of frames with clutter (or only a textured table) and no tile
+EMPTY_NOISE_SEED = 1 << 40  # added to a frame's seed for its empty table's sensor noise
 
 
 def _luma(colour: Colour) -> float:
@@ -299,9 +300,8 @@ def occupied(scene: Scene) -> Occupancy:
     return occupancy
 
 
-def render_widened(seed: int, size: tuple[int, int] = (1920, 1080), max_pip: int | None = None) -> Frame:
-    """Widened image number `seed`: a widened style, table, scene and clutter. `max_pip` None
-    draws the set from `MAX_PIPS`' mix (double-six, -nine, -twelve); labels["max_pip"] says which."""
+def _widened(seed: int, size: tuple[int, int], max_pip: int | None) -> tuple[WidenedRenderer, Scene]:
+    """Widened image number `seed`'s renderer (style, table, camera, clutter) and scene."""
     rng = np.random.default_rng([seed, STREAM])
     style, widening = widened_style(rng, max_pip)
     layout = random_layout(rng)
@@ -312,7 +312,25 @@ def render_widened(seed: int, size: tuple[int, int] = (1920, 1080), max_pip: int
     renderer = WidenedRenderer(
         style, widening, size, int(rng.integers(1 << 31)), layout, occupied(scene), markers=markers
     )
+    return renderer, scene
+
+
+def render_widened(seed: int, size: tuple[int, int] = (1920, 1080), max_pip: int | None = None) -> Frame:
+    """Widened image number `seed`: a widened style, table, scene and clutter. `max_pip` None
+    draws the set from `MAX_PIPS`' mix (double-six, -nine, -twelve); labels["max_pip"] says which."""
+    renderer, scene = _widened(seed, size, max_pip)
     return renderer.render(scene, seed)
 
 
-__all__ = ["WidenedRenderer", "Widening", "occupied", "render_widened", "widened_style"]
+def render_widened_empty(seed: int, size: tuple[int, int] = (1920, 1080),
+                         max_pip: int | None = None) -> Frame:
+    """The table of widened image number `seed` as the hand started: the same camera, cloth,
+    light and clutter with no tile and no hand on it, filmed at another moment (its own sensor
+    noise): the background `read_image` may be given (`vision.background`)."""
+    renderer, scene = _widened(seed, size, max_pip)
+    return renderer.render(Scene(layout=scene.layout), seed + EMPTY_NOISE_SEED)
+
+
+__all__ = [
+    "WidenedRenderer", "Widening", "occupied", "render_widened", "render_widened_empty", "widened_style",
+]
