@@ -38,6 +38,8 @@ GAIN_SAMPLE_STEP = 8  # every this many px each way estimate the exposure's chan
 MIN_CHANGED_SHARE = 0.1
 FRAME_GROWTH = 1.15
 SHARE_GRID = (9, 17)  # cells across and along a frame
+# The verdict (`vision.types.Verdict.kind`) on a reading dropped for it, drawn by `--debug`.
+UNCHANGED = "unchanged table"
 
 
 def _gains(frame: np.ndarray, background: np.ndarray) -> np.ndarray:

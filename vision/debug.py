@@ -5,6 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.background import UNCHANGED
 from vision.geometry import frame_from_corners
 from vision.types import TableView
 
@@ -16,8 +17,10 @@ def draw_view(image_bgr: np.ndarray, view: TableView) -> np.ndarray:
     scale = max(1.0, min(out.shape[:2]) / 600)
     thick = max(1, round(2 * scale))
     # Every candidate the reader looked at, thin, coloured by its verdict: grey for not a tile,
-    # purple for a back, yellow for a face-up tile it did not keep (a kept one is drawn over it).
-    colours = {"not a tile": (150, 150, 150), "face-down": (160, 0, 160), "face-up": (0, 220, 255)}
+    # purple for a back, yellow for a face-up tile it did not keep (a kept one is drawn over it),
+    # orange for a tile read where nothing changed since the background was taken.
+    colours = {"not a tile": (150, 150, 150), "face-down": (160, 0, 160), "face-up": (0, 220, 255),
+               UNCHANGED: (0, 120, 255)}
     for verdict in view.candidates:
         corners = np.round(verdict.corners).astype(np.int32)
         colour = colours.get(verdict.kind, (255, 255, 255))

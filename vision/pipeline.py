@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.background import MIN_CHANGED_SHARE, Changes
+from vision.background import MIN_CHANGED_SHARE, UNCHANGED, Changes
 from vision.crops import crops, refined
 from vision.errors import VisionError
 from vision.finder import shipped_finder
@@ -268,7 +268,10 @@ def read_checked(
     chosen = [r for r in choose(readings, min_confidence) if _of_length(r.frame, length)]
     if background is not None:
         changes = Changes(picture.image, empty_table(background, picture, checked.shape))
-        chosen = [r for r in chosen if changes.share(r.frame) >= MIN_CHANGED_SHARE]
+        shares = [changes.share(r.frame) for r in chosen]
+        verdicts += [Verdict(picture.to_input(r.frame.corners()), UNCHANGED, share)
+                     for r, share in zip(chosen, shares, strict=True) if share < MIN_CHANGED_SHARE]
+        chosen = [r for r, share in zip(chosen, shares, strict=True) if share >= MIN_CHANGED_SHARE]
     tiles = tuple(
         SeenTile(tile_name(r.top, r.bottom), r.top, r.bottom, picture.to_input(r.frame.corners()),
                  r.confidence)

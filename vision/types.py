@@ -47,7 +47,9 @@ class Verdict:
     """What the tile reader said of one candidate it looked at: for `--debug` pictures.
 
     `corners` float32 (4, 2) image px where it last looked, `kind` one of `vision.tilenet.KINDS`,
-    `confidence` that kind's calibrated probability."""
+    `confidence` that kind's calibrated probability; or `kind` "unchanged table"
+    (`vision.background.UNCHANGED`), a face-up reading dropped because its place had not changed
+    since the background was taken, and `confidence` the share of its cells that had."""
 
     corners: np.ndarray = field(repr=False)
     kind: str

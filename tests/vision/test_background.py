@@ -7,7 +7,8 @@ import pytest
 
 from tests.vision.conftest import Painted, paint_back, paint_tile, table
 from tests.vision.frames import tile_frame
-from vision.background import MIN_CHANGED_SHARE, Changes, changed
+from vision.background import MIN_CHANGED_SHARE, UNCHANGED, Changes, changed
+from vision.debug import draw_view
 from vision.errors import VisionError
 from vision.read import read_image
 
@@ -56,6 +57,14 @@ def test_a_reading_of_the_unchanged_table_goes_and_backs_stay(
     assert given.face_down == 1  # the boneyard is on the table when the hand starts
     played = next(t for t in plain.tiles if t.tile == "1-3")
     assert np.array_equal(given.tiles[0].corners, played.corners)
+    # The dropped reading is in the verdicts `--debug` draws, with the share of its cells changed.
+    unchanged = [v for v in given.candidates if v.kind == UNCHANGED]
+    assert len(unchanged) == 1 and unchanged[0].confidence < MIN_CHANGED_SHARE
+    assert np.linalg.norm(unchanged[0].corners.mean(axis=0) - LEFT_ON_THE_TABLE.center) < 10
+    drawn = draw_view(frame, given)
+    x0, y0 = np.floor(unchanged[0].corners.min(axis=0)).astype(int) - 2
+    x1, y1 = np.ceil(unchanged[0].corners.max(axis=0)).astype(int) + 3
+    assert np.any(np.all(drawn[y0:y1, x0:x1] == (0, 120, 255), axis=2))  # its outline, in orange
 
 
 def test_a_textured_table_read_as_a_tile_reads_as_nothing_beside_its_empty_picture() -> None:
