@@ -163,10 +163,13 @@ def score_widened_seed(seed: int, size: tuple[int, int] = (1920, 1080),
                        reader: FrameReader = read_frame, background: bool = False) -> WidenedResult:
     """Render widened frame `seed` at `size` (width, height) and score `reader` on it; with
     `background`, give it the same table rendered empty (`render_widened_empty`)."""
-    from vision.synth.widened import render_widened, render_widened_empty
+    from vision.synth.widened import render_widened, render_widened_with_empty
 
-    frame = render_widened(seed, size)
-    empty = render_widened_empty(seed, size).image if background else None
+    if background:
+        frame, empty_frame = render_widened_with_empty(seed, size)
+        empty = empty_frame.image
+    else:
+        frame, empty = render_widened(seed, size), None
     started = time.process_time()
     seen = reader(frame, empty)
     seconds = time.process_time() - started
