@@ -261,13 +261,15 @@ def read_checked(
     net = shipped()
     checked = checked_bgr(image_bgr)
     picture = coarse(checked, tile_length_px)
+    # Checked before the read, so that a wrong background costs no read.
+    empty = None if background is None else empty_table(background, picture, checked.shape)
     length = None if tile_length_px is None else tile_length_px * picture.factor
     found = shipped_finder().find(picture.image, tile_length_px=length)
     candidates = [f.frame for f in found if f.face_up]
     readings, verdicts, called_backs = face_up_readings(net, picture, candidates, max_pip=max_pip)
     chosen = [r for r in choose(readings, min_confidence) if _of_length(r.frame, length)]
-    if background is not None:
-        changes = Changes(picture.image, empty_table(background, picture, checked.shape))
+    if empty is not None:
+        changes = Changes(picture.image, empty)
         shares = [changes.share(r.frame) for r in chosen]
         verdicts += [Verdict(picture.to_input(r.frame.corners()), UNCHANGED, share)
                      for r, share in zip(chosen, shares, strict=True) if share < MIN_CHANGED_SHARE]
