@@ -33,8 +33,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.errors import VisionError
 from vision.geometry import TileFrame, first_of_each_place
+from vision.onnx import Network
 
 FINDER_FILE = "tilefinder.onnx"
 MODEL_DIR = Path(__file__).resolve().parent / "models"
@@ -169,17 +169,12 @@ class TileFinder:
     """The shipped (or any exported) finder, loaded once per process."""
 
     def __init__(self, model_dir: Path = MODEL_DIR) -> None:
-        path = model_dir / FINDER_FILE
-        try:
-            self.net = cv2.dnn.readNetFromONNX(str(path))
-        except (OSError, ValueError, cv2.error) as error:
-            raise VisionError(f"cannot load the tile finder from {path}: {error}") from error
+        self.net = Network(model_dir / FINDER_FILE, "tile finder", OUTPUTS, per_shape=True)
 
     def answer(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The heat (2, h, w) as probabilities and the geometry (6, h, w) of one network input
         (`network_input`)."""
-        self.net.setInput(x)
-        heat, geometry = self.net.forward(list(OUTPUTS))
+        heat, geometry = self.net.run(x)
         probability = 1.0 / (1.0 + np.exp(-np.asarray(heat, np.float32)[0]))
         return probability.astype(np.float32), np.asarray(geometry, np.float32)[0]
 

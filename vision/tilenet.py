@@ -22,11 +22,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 from vision.crops import CROP_HEIGHT, CROP_WIDTH, GEOMETRY_SIZE, normalised
 from vision.errors import VisionError
+from vision.onnx import Network
 
 KINDS = ("not a tile", "face-down", "face-up")
 NOT_A_TILE, BACK, FACE_UP = range(3)
@@ -80,9 +80,9 @@ class TileNet:
         model, manifest = model_dir / MODEL_FILE, model_dir / MANIFEST_FILE
         try:
             self.manifest: dict[str, Any] = json.loads(manifest.read_text())
-            self.net = cv2.dnn.readNetFromONNX(str(model))
-        except (OSError, ValueError, cv2.error) as error:
+        except (OSError, ValueError) as error:
             raise VisionError(f"cannot load the tile reader from {model_dir}: {error}") from error
+        self.net = Network(model, "tile reader", OUTPUTS)
         shape = self.manifest.get("input")
         if shape != [3, CROP_HEIGHT, CROP_WIDTH]:
             raise VisionError(
@@ -104,8 +104,7 @@ class TileNet:
         return Readings(softmax(kind, t), softmax(top, t), softmax(bottom, t), geometry.astype(np.float32))
 
     def _forward(self, x: np.ndarray) -> list[np.ndarray]:
-        self.net.setInput(x)
-        out = self.net.forward(list(OUTPUTS))
+        out = self.net.run(x)
         return [np.asarray(o).reshape(len(x), -1) for o in out]
 
 

@@ -38,6 +38,7 @@ from torch.nn import functional as F
 from vision.crops import CROP_HEIGHT, CROP_WIDTH, normalised
 from vision.finder import ALIGN, FINDER_FILE, FOUND_MIN, TileFinder, network_input
 from vision.finder import OUTPUTS as FINDER_OUTPUTS
+from vision.onnx import Network
 from vision.progress import progress
 from vision.synth.scene import Frame
 from vision.tilenet import (
@@ -310,9 +311,7 @@ def export_finder(model: TileFinderNet, path: Path) -> Path:
 
 def check_export(model: torch.nn.Module, path: Path, outputs: Sequence[str], x: np.ndarray) -> float:
     """Largest difference between torch and OpenCV's answers of the exported file on input `x`."""
-    net = cv2.dnn.readNetFromONNX(str(path))
-    net.setInput(x)
-    ours = net.forward(list(outputs))
+    ours = Network(path, "exported network", tuple(outputs)).run(x)
     with torch.no_grad():
         theirs = model(torch.from_numpy(x))
     if isinstance(theirs, torch.Tensor):
