@@ -1,7 +1,7 @@
 """Tile-reading accuracy: the real photos, and rendered tables when `vision.synth` is present.
 
     python -m benchmarks.vision_accuracy [DIR] [--synthetic N] [--seed S] [--jobs J]
-        [--widened N [--widened-seed S]] [--size WxH] [--json FILE] [--no-photos]
+        [--widened N [--widened-seed S]] [--size WxH] [--json FILE] [--no-photos] [--one-set]
 
 DIR (default: the shared real photos) is scored like `domino-referee vision eval DIR`: tile
 identity precision and recall (multiset of values per image), exact images (every tile right,
@@ -15,9 +15,11 @@ these are held out), each read with its set's `max_pip`, against issue 14's goal
 recall >= 0.995, >= 97 % of images exact, and at most 1 false tile per 100 images on cluttered and
 on textured surfaces. `--background` gives the reader each table's picture rendered empty (the
 same camera, cloth and clutter, no tile or hand, its own sensor noise) as a fixed camera's
-background (`vision.background`). It breaks the figures down by surface, textured or not, cluttered or not,
-camera, set size, face colour and family (tables, clutter-only frames). `--json FILE` writes every
-figure, with each widened image's extra and missing tiles."""
+background (`vision.background`). `--one-set` tells the reader each image shows one set, so each
+tile at most once (`read_image(..., one_set=True)`; every image here does). It breaks the figures
+down by surface, textured or not, cluttered or not, camera, set size, face colour and family
+(tables, clutter-only frames). `--json FILE` writes every figure, with each widened image's extra
+and missing tiles."""
 
 from __future__ import annotations
 
@@ -42,29 +44,31 @@ REAL_PHOTOS = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets"
 GOAL = 0.99
 
 
-def score_folder(folder: Path) -> tuple[list[ImageScore], float]:
+def score_folder(folder: Path, one_set: bool = False) -> tuple[list[ImageScore], float]:
     labels = load_labels(folder)
     scores = []
     started = time.process_time()
     for name, label in progress(sorted(labels.items()), total=len(labels), what="photos"):
-        view = read_image(load_image(folder / name))
+        view = read_image(load_image(folder / name), one_set=one_set)
         scores.append(score_image(name, view.to_json(), label))
     return scores, time.process_time() - started
 
 
-def score_seed(seed: int, size: tuple[int, int] = (1920, 1080)) -> tuple[ImageScore, float]:
+def score_seed(seed: int, size: tuple[int, int] = (1920, 1080),
+               one_set: bool = False) -> tuple[ImageScore, float]:
     """Render table `seed` at `size` (width, height), read it; the score and the CPU seconds of
     reading."""
     from vision.synth.dataset import render_example
 
     frame = render_example(seed, size)
     started = time.process_time()
-    view = read_image(frame.image)
+    view = read_image(frame.image, one_set=one_set)
     return score_image(f"synth-{seed}", view.to_json(), frame.labels), time.process_time() - started
 
 
 def score_synthetic(count: int, seed: int, every: int = 0, jobs: int = 1,
-                    size: tuple[int, int] = (1920, 1080)) -> tuple[list[ImageScore], float] | None:
+                    size: tuple[int, int] = (1920, 1080),
+                    one_set: bool = False) -> tuple[list[ImageScore], float] | None:
     try:
         import vision.synth.dataset  # noqa: F401
     except ImportError:
@@ -74,7 +78,7 @@ def score_synthetic(count: int, seed: int, every: int = 0, jobs: int = 1,
     # spawn, not fork: a forked child of a process with threads (a test worker, OpenCV) can deadlock.
     pool = multiprocessing.get_context("spawn").Pool(jobs) if jobs > 1 else None
     seeds = range(seed, seed + count)
-    read = functools.partial(score_seed, size=size)
+    read = functools.partial(score_seed, size=size, one_set=one_set)
     results = pool.imap(read, seeds) if pool else map(read, seeds)
     for i, (score, seconds) in enumerate(progress(results, total=count, what="rendered tables")):
         reading += seconds
@@ -132,10 +136,11 @@ FALSE_TILE_SUBSETS: dict[str, Callable[[dict[str, str]], bool]] = {
 FrameReader = Callable[[Any, Any], dict[str, Any]]
 
 
-def read_frame(frame: Any, background: Any = None) -> dict[str, Any]:
-    """The reader under test, told the set's size as a user would be (`max_pip`), and given the
-    empty table as its background when there is one."""
-    return read_image(frame.image, max_pip=int(frame.labels["max_pip"]), background=background).to_json()
+def read_frame(frame: Any, background: Any = None, one_set: bool = False) -> dict[str, Any]:
+    """The reader under test, told the set's size as a user would be (`max_pip`), given the empty
+    table as its background when there is one, and told it sees one set with `one_set`."""
+    return read_image(frame.image, max_pip=int(frame.labels["max_pip"]), background=background,
+                      one_set=one_set).to_json()
 
 
 def widened_families(labels: dict[str, Any]) -> dict[str, str]:
@@ -294,6 +299,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="first widened seed (default 0; training uses 1,000,000 and up)")
     parser.add_argument("--background", action="store_true",
                         help="give the reader each widened table's empty picture as its background")
+    parser.add_argument("--one-set", action="store_true",
+                        help="tell the reader each image shows one set (each tile at most once)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write every figure to FILE")
     args = parser.parse_args(argv)
     try:
@@ -306,11 +313,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--widened and --widened-seed must not be negative")
     document: dict[str, Any] = {"argv": sys.argv[1:] if argv is None else argv}
     if not args.no_photos:
-        scores, seconds = score_folder(args.folder)
+        scores, seconds = score_folder(args.folder, args.one_set)
         sys.stdout.flush()
         document["photos"] = report(f"labelled folder {args.folder.resolve().name}", scores, seconds)
     if args.synthetic > 0:
-        synthetic = score_synthetic(args.synthetic, args.seed, args.progress, args.jobs, (width, height))
+        synthetic = score_synthetic(args.synthetic, args.seed, args.progress, args.jobs, (width, height),
+                                    args.one_set)
         if synthetic is None:
             print("rendered tables: skipped (vision.synth is not in this checkout)")
         else:
@@ -319,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
                 *synthetic)
     if args.widened > 0:
         results = score_widened(args.widened, args.widened_seed, args.jobs, (width, height),
+                                reader=functools.partial(read_frame, one_set=args.one_set),
                                 background=args.background)
         if results is None:
             print("widened tables: skipped (vision.synth is not in this checkout)")
@@ -326,6 +335,7 @@ def main(argv: list[str] | None = None) -> int:
             last = args.widened_seed + args.widened - 1
             figures = widened_figures(results)
             given = ", each with its empty table as background" if args.background else ""
+            given += ", told each shows one set" if args.one_set else ""
             title = f"widened {width}x{height} tables, seeds {args.widened_seed}..{last} (held out){given}"
             widened_report(title, figures)
             document["widened"] = {"seeds": [args.widened_seed, last], "size": [width, height], **figures}

@@ -1,5 +1,5 @@
-"""`domino-referee vision read IMAGE... [--json] [--debug OUT.png] [--background EMPTY]` and
-`vision eval DIR [--json]`.
+"""`domino-referee vision read IMAGE... [--json] [--debug OUT.png] [--background EMPTY]
+[--one-set]` and `vision eval DIR [--json] [--one-set]`.
 
 OpenCV is imported inside the handlers so that `domino-referee --help` stays fast.
 """
@@ -11,6 +11,9 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+
+ONE_SET_HELP = ("each image shows tiles of one set, each tile at most once: of two readings of one "
+                "tile the likelier is kept")
 
 
 def register(subparsers: Any) -> None:
@@ -25,11 +28,13 @@ def register(subparsers: Any) -> None:
     read.add_argument("--background", metavar="EMPTY",
                       help="the same camera's picture of the table before any tile was laid face up: "
                            "face-up tiles read where nothing changed since are left out")
+    read.add_argument("--one-set", action="store_true", help=ONE_SET_HELP)
     read.set_defaults(handler=run_read)
     evaluate = actions.add_parser("eval", help="accuracy of `vision read` on a labelled folder")
     evaluate.add_argument("folder", metavar="DIR", help="a folder with images and labels.json")
     evaluate.add_argument("--json", action="store_true", help="print one JSON document")
     evaluate.add_argument("--max-pip", type=int, default=6, help="highest pip value of the set (6)")
+    evaluate.add_argument("--one-set", action="store_true", help=ONE_SET_HELP)
     evaluate.set_defaults(handler=run_eval)
 
 
@@ -51,7 +56,7 @@ def run_read(args: argparse.Namespace) -> int:
     for name in args.images:
         path = Path(name)
         image = load_image(path)
-        view = read_image(image, max_pip=args.max_pip, background=background)
+        view = read_image(image, max_pip=args.max_pip, background=background, one_set=args.one_set)
         documents[path.name] = view.to_json()
         if args.debug:
             out = _debug_path(args.debug, path, len(args.images) > 1)
@@ -83,7 +88,7 @@ def run_eval(args: argparse.Namespace) -> int:
     labels = load_labels(folder)
     scores = []
     for name, label in progress(sorted(labels.items()), total=len(labels), what="reading"):
-        view = read_image(load_image(folder / name), max_pip=args.max_pip)
+        view = read_image(load_image(folder / name), max_pip=args.max_pip, one_set=args.one_set)
         scores.append(score_image(name, view.to_json(), label))
     total = summarise(scores)
     if args.json:

@@ -7,6 +7,7 @@ import numpy as np
 
 from vision.background import UNCHANGED
 from vision.geometry import frame_from_corners
+from vision.pipeline import REPEAT
 from vision.types import TableView
 
 
@@ -18,9 +19,10 @@ def draw_view(image_bgr: np.ndarray, view: TableView) -> np.ndarray:
     thick = max(1, round(2 * scale))
     # Every candidate the reader looked at, thin, coloured by its verdict: grey for not a tile,
     # purple for a back, yellow for a face-up tile it did not keep (a kept one is drawn over it),
-    # orange for a tile read where nothing changed since the background was taken.
+    # orange for a tile read where nothing changed since the background was taken, red for a
+    # second reading of a tile the set holds once.
     colours = {"not a tile": (150, 150, 150), "face-down": (160, 0, 160), "face-up": (0, 220, 255),
-               UNCHANGED: (0, 120, 255)}
+               UNCHANGED: (0, 120, 255), REPEAT: (0, 0, 230)}
     for verdict in view.candidates:
         corners = np.round(verdict.corners).astype(np.int32)
         colour = colours.get(verdict.kind, (255, 255, 255))

@@ -10,7 +10,9 @@
    there, up to `LOOKS` times; frames it finds no tile in go. The last look's answer (pips,
    calibrated confidence, outline) is the reading.
 4. `choose`: the best reading per place; a reading overlapping a better one goes, and so does one
-   the reader is not sure shows a tile at all.
+   the reader is not sure shows a tile at all. Given a background, a reading where the picture
+   has not changed since goes (`vision.background`); told the picture shows one set, a second
+   reading of a tile goes (`one_of_each`).
 5. `vision.layout.find_joins`, and the backs: the reader looks at the finder's face-down
    candidates, and at the face-up candidates its first look called backs, as it looks for
    face-up tiles (`back_readings`); where it settles on a back it is sure of (`READ_BACK_MIN`),
@@ -66,6 +68,9 @@ CALIBRATED_LENGTH = (0.85, 1.15)  # a reading's length over the calibrated tile 
 # candidates at least 0.5 sure, by 0.03 and 0.43; the table-colour blocks this replaced, by 0.28
 # and 5.0 (a textured cloth is no one colour).
 READ_BACK_MIN = 0.5
+# The verdict on a reading dropped because a likelier one read the same tile and the picture
+# shows one set, which holds each tile once (`one_of_each`).
+REPEAT = "repeat"
 # A back's half-width off the set's (the face-up tiles' median, else the likeliest back's) by more
 # than this log ratio is something else (a sleeve, a box): every tile of a set has one size, and
 # perspective changes it by a few per cent.
@@ -136,6 +141,20 @@ def choose(readings: list[Reading], min_confidence: float) -> list[Reading]:
             continue
         kept.append(reading)
     return kept
+
+
+def one_of_each(readings: list[Reading]) -> tuple[list[Reading], list[Reading]]:
+    """`readings` (likeliest first) split into the first reading of each tile and the repeats:
+    one set holds each tile once, so a second 3-4 is a misread of some other tile. On the widened
+    tuning tables 10000-10299 both repeats were the less likely reading and misread."""
+    seen: set[tuple[int, int]] = set()
+    kept: list[Reading] = []
+    repeats: list[Reading] = []
+    for reading in readings:
+        tile = (min(reading.top, reading.bottom), max(reading.top, reading.bottom))
+        (repeats if tile in seen else kept).append(reading)
+        seen.add(tile)
+    return kept, repeats
 
 
 def distinct(frames: list[TileFrame]) -> list[TileFrame]:
@@ -255,7 +274,7 @@ def empty_table(background: object, picture: Coarse, shape: tuple[int, ...]) -> 
 
 def read_checked(
     image_bgr: object, *, max_pip: int, min_confidence: float, tile_length_px: float | None = None,
-    background: object = None,
+    background: object = None, one_set: bool = False,
 ) -> TableView:
     """`read_image` on a checked frame, at a bounded cost whatever its size."""
     net = shipped()
@@ -274,6 +293,9 @@ def read_checked(
         verdicts += [Verdict(picture.to_input(r.frame.corners()), UNCHANGED, share)
                      for r, share in zip(chosen, shares, strict=True) if share < MIN_CHANGED_SHARE]
         chosen = [r for r, share in zip(chosen, shares, strict=True) if share >= MIN_CHANGED_SHARE]
+    if one_set:
+        chosen, repeats = one_of_each(chosen)
+        verdicts += [Verdict(picture.to_input(r.frame.corners()), REPEAT, r.confidence) for r in repeats]
     tiles = tuple(
         SeenTile(tile_name(r.top, r.bottom), r.top, r.bottom, picture.to_input(r.frame.corners()),
                  r.confidence)

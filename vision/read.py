@@ -23,7 +23,8 @@ __all__ = ["SeenTile", "TableView", "VisionError", "read_image", "tile_name"]
 
 
 def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float = 0.5,
-               tile_length_px: float | None = None, background: np.ndarray | None = None) -> TableView:
+               tile_length_px: float | None = None, background: np.ndarray | None = None,
+               one_set: bool = False) -> TableView:
     """Read every tile in `image_bgr` (uint8 (H, W, 3) BGR; grey and BGRA are converted).
 
     `min_confidence` is the calibrated probability below which a reading is left out; a reading
@@ -35,6 +36,8 @@ def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float
     up (the empty table when a hand starts), of `image_bgr`'s size: a face-up reading where the
     picture has not changed since is the table's own pattern or clutter and is dropped
     (`vision.background`).
+    `one_set`, when the picture shows tiles of one set (a game's table), says each tile is there at
+    most once: of two readings of one tile the likelier is kept, and the other, a misread, goes.
     Any resolution is read at a bounded working scale (`vision.scale`); corners are this image's
     pixels. Raises `VisionError` naming what was wrong for None, a wrong dtype, shape or channel
     count, an empty, tiny or oversized image (or background, or one of another size), or a
@@ -46,7 +49,7 @@ def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float
                                            and math.isfinite(tile_length_px) and tile_length_px > 0):
         raise VisionError(f"tile_length_px must be a positive number of pixels, got {tile_length_px!r}")
     return read_checked(image_bgr, max_pip=max_pip, min_confidence=min_confidence,
-                        tile_length_px=tile_length_px, background=background)
+                        tile_length_px=tile_length_px, background=background, one_set=one_set)
 
 
 def frame_of(tile: SeenTile) -> TileFrame:

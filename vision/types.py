@@ -49,7 +49,9 @@ class Verdict:
     `corners` float32 (4, 2) image px where it last looked, `kind` one of `vision.tilenet.KINDS`,
     `confidence` that kind's calibrated probability; or `kind` "unchanged table"
     (`vision.background.UNCHANGED`), a face-up reading dropped because its place had not changed
-    since the background was taken, and `confidence` the share of its cells that had."""
+    since the background was taken, and `confidence` the share of its cells that had; or `kind`
+    "repeat" (`vision.pipeline.REPEAT`), a face-up reading dropped because a likelier one read the
+    same tile of a set that holds it once, and `confidence` its own."""
 
     corners: np.ndarray = field(repr=False)
     kind: str

@@ -116,3 +116,17 @@ def test_read_with_the_empty_table_as_background(tmp_path, capsys):
     cv2.imwrite(str(tmp_path / "small.png"), empty[::2, ::2])
     assert main(["vision", "read", later_png, "--background", small_png]) == 1
     assert "the background is 450x350 px but the image is 900x700" in capsys.readouterr().err
+
+
+def test_read_and_eval_told_the_picture_shows_one_set(tmp_path, capsys):
+    image = table(seed=6)
+    paint_tile(image, Painted(1, 4, (250, 250), 20, 40))
+    paint_tile(image, Painted(4, 1, (600, 420), 95, 40))  # one set has one 1-4: a misread
+    cv2.imwrite(str(tmp_path / "twice.png"), image)
+    (tmp_path / "labels.json").write_text(json.dumps({"images": {"twice.png": {"tiles": [{"tile": "1-4"}]}}}))
+    assert main(["vision", "read", str(tmp_path / "twice.png")]) == 0
+    assert "twice.png: 2 face-up [1-4 1-4]" in capsys.readouterr().out
+    assert main(["vision", "read", str(tmp_path / "twice.png"), "--one-set"]) == 0
+    assert "twice.png: 1 face-up [1-4]" in capsys.readouterr().out
+    assert main(["vision", "eval", str(tmp_path), "--json", "--one-set"]) == 0
+    assert json.loads(capsys.readouterr().out)["total"]["precision"] == 1.0
