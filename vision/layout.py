@@ -1,9 +1,12 @@
 """Which face-up tiles touch end to end, and through which halves.
 
-Two tiles join when an end of one meets an end of the other (in line, or at a right angle as
-in a turned line of play), or when the end of one meets the middle of a long side of a double laid
-crosswise. A tile pressed against the side of an ordinary tile, or near a double's corner, does
-not join.
+Two tiles join when an end of one meets an end of the other in line (axes within `IN_LINE`),
+when the end of one meets the middle of a long side of a double laid crosswise, or where a line of
+play turns: the end of one against the middle of the side of one of the other's halves, at a
+right angle, and that half's pips match the end's. The match is what tells a turned line from two
+tiles merely pressed side by side, which lie just the same (the shared photos `jm-touching-*`
+label those no join): a line of play turns on matching halves. A tile pressed against the middle
+of an ordinary tile's side, or near a double's corner, does not join.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import numpy as np
 from vision.geometry import TileFrame
 
 DOUBLE_REACH = 1.5  # an end meets a crossed double's side within this many times the end-to-end reach
+IN_LINE = 0.85  # |cos| of the angle between two tiles' axes from which ends meeting join (about 32 degrees)
+CROSSWISE = 0.3  # |cos| of that angle up to which a tile lies across another (within about 17 degrees)
 
 
 @dataclass(frozen=True)
@@ -32,13 +37,16 @@ def _end_points(frame: TileFrame) -> dict[str, np.ndarray]:
             "b": frame.center + frame.along * frame.half_length}
 
 
-def find_joins(frames: list[TileFrame], doubles: list[bool], *, tolerance: float = 0.5) -> list[Join]:
-    """Joins among `frames`; `doubles[i]` says tile i is a double (may be crossed).
+def find_joins(frames: list[TileFrame], values: list[tuple[int, int]], *,
+               tolerance: float = 0.5) -> list[Join]:
+    """Joins among `frames`; `values[i]` is tile i's pips (a-half, b-half): a double may be
+    crossed, and a line turns only on matching halves.
 
     `tolerance` is in half-widths: how far apart the touching points may be. Fitted outlines sit
     a bevel inside the real edges, so tiles pressed end to end show a small gap; on the real
     photos joined ends lie up to 0.47 half-widths apart and the closest unjoined ones 0.56.
     """
+    doubles = [a == b for a, b in values]
     joins: list[Join] = []
     for i, j in _near_pairs(frames, tolerance):
         first, second = frames[i], frames[j]
@@ -50,6 +58,16 @@ def find_joins(frames: list[TileFrame], doubles: list[bool], *, tolerance: float
             crossed = _against_double(j, second, i, first, reach)
             if crossed is not None:
                 join = Join(i, j, crossed.second_half, crossed.first_half)
+        if join is None:
+            join = _turned(i, first, j, second, reach)
+            if join is not None and not _match(values, join):
+                join = None
+        if join is None:
+            turned = _turned(j, second, i, first, reach)
+            if turned is not None:
+                join = Join(i, j, turned.second_half, turned.first_half)
+                if not _match(values, join):
+                    join = None
         if join is not None:
             joins.append(join)
     return joins
@@ -83,18 +101,40 @@ def _end_to_end(i: int, first: TileFrame, j: int, second: TileFrame, reach: floa
     if best is None:
         return None
     cos = abs(float(np.dot(first.along, second.along)))
-    if cos < 0.85:
+    if cos < IN_LINE:
         return None
     return Join(i, j, best[1], best[2])
 
 
 def _against_double(i: int, tile: TileFrame, j: int, double: TileFrame, reach: float) -> Join | None:
     """Tile i's end against the middle of a long side of double j laid across it."""
-    if abs(float(np.dot(tile.along, double.along))) > 0.3:
+    if abs(float(np.dot(tile.along, double.along))) > CROSSWISE:
         return None
     sides = (double.center - double.across * double.half_width,
              double.center + double.across * double.half_width)
     for half, point in _end_points(tile).items():
         if any(np.linalg.norm(point - side) <= reach * DOUBLE_REACH for side in sides):
             return Join(i, j, half, "a")
+    return None
+
+
+def _match(values: list[tuple[int, int]], join: Join) -> bool:
+    """Whether the two halves `join` touches show the same pips."""
+    def pips(tile: int, half: str) -> int:
+        return values[tile][0 if half == "a" else 1]
+    return pips(join.first, join.first_half) == pips(join.second, join.second_half)
+
+
+def _turned(i: int, tile: TileFrame, j: int, other: TileFrame, reach: float) -> Join | None:
+    """Tile i's end against the middle of the side of one of tile j's halves, across it: where a
+    line of play turns, the next tile's end covers the side of the last one's open half."""
+    if abs(float(np.dot(tile.along, other.along))) > CROSSWISE:
+        return None
+    offset = other.along * (other.half_length / 2)  # from the centre to the middle of a half
+    sides = {half: [other.center + sign * offset + side * other.across * other.half_width for side in (-1, 1)]
+             for half, sign in (("a", -1), ("b", 1))}
+    for tile_half, point in _end_points(tile).items():
+        for other_half, points in sides.items():
+            if any(np.linalg.norm(point - side) <= reach for side in points):
+                return Join(i, j, tile_half, other_half)
     return None

@@ -302,7 +302,7 @@ def read_checked(
         for r in chosen
     )
     frames = [r.frame for r in chosen]
-    joins = find_joins(frames, [t.is_double for t in tiles])
+    joins = find_joins(frames, [(t.a, t.b) for t in tiles])
     back_candidates = [f.frame for f in found if not f.face_up] + called_backs
     seen_backs, back_verdicts = back_readings(net, picture, back_candidates)
     backs = face_down(seen_backs, frames, length)

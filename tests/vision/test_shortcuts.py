@@ -32,11 +32,13 @@ def _every_pair(frames: list[TileFrame], tolerance: float) -> list[tuple[int, in
 @given(frames_strategy, st.data())
 def test_joins_found_among_near_pairs_are_those_of_every_pair(frames: list[TileFrame],
                                                               data: st.DataObject) -> None:
-    doubles = data.draw(st.lists(st.booleans(), min_size=len(frames), max_size=len(frames)))
+    # Few pip values, so that doubles, and halves matching where a line turns, are common.
+    values = data.draw(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2)),
+                                min_size=len(frames), max_size=len(frames)))
     tolerance = data.draw(st.floats(0.1, 1.5))
     with mock.patch.object(layout, "_near_pairs", _every_pair):
-        everywhere = layout.find_joins(frames, doubles, tolerance=tolerance)
-    assert layout.find_joins(frames, doubles, tolerance=tolerance) == everywhere
+        everywhere = layout.find_joins(frames, values, tolerance=tolerance)
+    assert layout.find_joins(frames, values, tolerance=tolerance) == everywhere
 
 
 def test_tiles_laid_end_to_end_and_against_a_crossed_double_join() -> None:
@@ -44,9 +46,23 @@ def test_tiles_laid_end_to_end_and_against_a_crossed_double_join() -> None:
     second = tile_frame(181, 100, 20, 0)  # a-half 1 px past it
     double = tile_frame(241, 100, 20, 90)  # crossed: its long side at x = 221
     far = tile_frame(400, 100, 20, 0)
-    joins = layout.find_joins([first, second, double, far], [False, False, True, False])
+    joins = layout.find_joins([first, second, double, far], [(1, 2), (3, 4), (4, 4), (5, 6)])
     found = [(j.first, j.second, j.first_half, j.second_half) for j in joins]
     assert found == [(0, 1, "b", "a"), (1, 2, "b", "a")]
+
+
+def test_a_line_turns_on_matching_halves_and_a_tile_pressed_alongside_does_not_join() -> None:
+    last = tile_frame(100, 100, 20, 0)  # its b-half spans x = 100..140, the middle of its side x = 120
+    turned = tile_frame(120, 161, 20, 90)  # across it, its a-end against the b-half's side
+    assert [(j.first, j.second, j.first_half, j.second_half)
+            for j in layout.find_joins([last, turned], [(3, 5), (5, 2)])] == [(0, 1, "b", "a")]
+    assert [(j.first, j.second, j.first_half, j.second_half)
+            for j in layout.find_joins([turned, last], [(5, 2), (3, 5)])] == [(0, 1, "a", "b")]
+    # The same place, halves that differ: two tiles pressed side by side (photo jm-touching-2).
+    assert layout.find_joins([last, turned], [(3, 4), (5, 2)]) == []
+    # Against the middle of the side, between the halves: no join.
+    alongside = tile_frame(100, 161, 20, 90)
+    assert layout.find_joins([last, alongside], [(3, 5), (5, 6)]) == []
 
 
 def _clipped(first: TileFrame, second: TileFrame) -> float:
