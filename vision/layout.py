@@ -55,19 +55,11 @@ def find_joins(frames: list[TileFrame], values: list[tuple[int, int]], *,
         if join is None and doubles[j]:
             join = _against_double(i, first, j, second, reach)
         if join is None and doubles[i]:
-            crossed = _against_double(j, second, i, first, reach)
-            if crossed is not None:
-                join = Join(i, j, crossed.second_half, crossed.first_half)
+            join = _swapped(_against_double(j, second, i, first, reach))
         if join is None:
-            join = _turned(i, first, j, second, reach)
-            if join is not None and not _match(values, join):
-                join = None
+            join = _turned(i, first, j, second, reach, values)
         if join is None:
-            turned = _turned(j, second, i, first, reach)
-            if turned is not None:
-                join = Join(i, j, turned.second_half, turned.first_half)
-                if not _match(values, join):
-                    join = None
+            join = _swapped(_turned(j, second, i, first, reach, values))
         if join is not None:
             joins.append(join)
     return joins
@@ -118,16 +110,20 @@ def _against_double(i: int, tile: TileFrame, j: int, double: TileFrame, reach: f
     return None
 
 
-def _match(values: list[tuple[int, int]], join: Join) -> bool:
-    """Whether the two halves `join` touches show the same pips."""
-    def pips(tile: int, half: str) -> int:
-        return values[tile][0 if half == "a" else 1]
-    return pips(join.first, join.first_half) == pips(join.second, join.second_half)
+def _swapped(join: Join | None) -> Join | None:
+    """`join` told from its second tile's side (a join found with the pair's roles exchanged)."""
+    return None if join is None else Join(join.second, join.first, join.second_half, join.first_half)
 
 
-def _turned(i: int, tile: TileFrame, j: int, other: TileFrame, reach: float) -> Join | None:
-    """Tile i's end against the middle of the side of one of tile j's halves, across it: where a
-    line of play turns, the next tile's end covers the side of the last one's open half."""
+def _pips(values: list[tuple[int, int]], tile: int, half: str) -> int:
+    return values[tile][0 if half == "a" else 1]
+
+
+def _turned(i: int, tile: TileFrame, j: int, other: TileFrame, reach: float,
+            values: list[tuple[int, int]]) -> Join | None:
+    """Tile i's end against the middle of the side of one of tile j's halves, across it, the two
+    halves showing the same pips: where a line of play turns, the next tile's end covers the side
+    of the last one's open half."""
     if abs(float(np.dot(tile.along, other.along))) > CROSSWISE:
         return None
     offset = other.along * (other.half_length / 2)  # from the centre to the middle of a half
@@ -135,6 +131,7 @@ def _turned(i: int, tile: TileFrame, j: int, other: TileFrame, reach: float) -> 
              for half, sign in (("a", -1), ("b", 1))}
     for tile_half, point in _end_points(tile).items():
         for other_half, points in sides.items():
-            if any(np.linalg.norm(point - side) <= reach for side in points):
+            if (_pips(values, i, tile_half) == _pips(values, j, other_half)
+                    and any(np.linalg.norm(point - side) <= reach for side in points)):
                 return Join(i, j, tile_half, other_half)
     return None
