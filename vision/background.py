@@ -65,8 +65,19 @@ def changed(frame: np.ndarray, background: np.ndarray) -> np.ndarray:
     # of the time of OpenCV's per-channel multiply).
     table = np.clip(np.rint(np.arange(256, dtype=np.float32)[:, None] * _gains(frame, background)), 0, 255)
     empty = cv2.LUT(cv2.GaussianBlur(background, CHANGE_BLUR, 0), table.astype(np.uint8).reshape(256, 1, 3))
-    blue, green, red = cv2.split(cv2.absdiff(blurred, empty))
-    mask: np.ndarray = cv2.max(cv2.max(blue, green), red) > CHANGE_LEVEL
+    return differs(blurred, empty, CHANGE_LEVEL)
+
+
+def differs(a: np.ndarray, b: np.ndarray, level: float) -> np.ndarray:
+    """bool (H, W): where `a` and `b` (one shape and dtype, (H, W) or (H, W, C)) differ by more than
+    `level` in any channel: a black tile on dark blue felt is as dark as the felt, and only its
+    colour tells it apart. In OpenCV's arithmetic, which takes uint8 and int16 alike."""
+    difference = cv2.absdiff(a, b)
+    planes = cv2.split(difference) if difference.ndim == 3 else (difference,)
+    largest = planes[0]
+    for plane in planes[1:]:
+        largest = cv2.max(largest, plane)
+    mask: np.ndarray = largest > level
     return mask
 
 

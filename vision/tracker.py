@@ -31,6 +31,7 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
+from vision.background import differs
 from vision.calibration import Calibration, CalibrationError, TableLayout, calibrate_from_markers
 from vision.plane import project
 from vision.types import (
@@ -204,14 +205,6 @@ class Tracker:
         )
         return np.asarray(cv2.GaussianBlur(small, (3, 3), 0), np.int16)
 
-    @staticmethod
-    def _changed(a: np.ndarray, b: np.ndarray, level: int) -> np.ndarray:
-        """Where `a` and `b` differ by more than `level` in any colour channel: a black tile on
-        dark blue felt is as dark as the felt, and only its colour tells it apart."""
-        difference = np.abs(a - b)
-        changed: np.ndarray = (difference.max(axis=2) if difference.ndim == 3 else difference) > level
-        return changed
-
     def feed(self, t: float, frame: np.ndarray) -> list[Observation]:
         if frame is None or frame.size == 0:
             return []
@@ -221,7 +214,7 @@ class Tracker:
         small = self._small(frame)
         moving = (
             self._previous is None
-            or float(np.mean(self._changed(small, self._previous, 18))) > self.motion_threshold
+            or float(np.mean(differs(small, self._previous, 18))) > self.motion_threshold
         )
         self._previous = small
         self._quiet = 0 if moving else self._quiet + 1
@@ -235,13 +228,13 @@ class Tracker:
         if ahead is not None and self._quiet >= self.stable_frames:
             frame_read, small_read, view = ahead
             return self._consider(t, frame_read, small_read, view)
-        if self._reference is not None and float(np.mean(self._changed(small, self._reference, 30))) < 0.0005:
+        if self._reference is not None and float(np.mean(differs(small, self._reference, 30))) < 0.0005:
             if self.desync is not None:  # the table is back as committed
                 self.desync = None
                 self._last_read = None
                 return [Resynced(t)]
             return []  # the table looks as committed
-        if self._last_read is not None and float(np.mean(self._changed(small, self._last_read, 18))) < 0.0005:
+        if self._last_read is not None and float(np.mean(differs(small, self._last_read, 18))) < 0.0005:
             if self._tries >= self.reads_per_change:
                 return []  # read this picture enough times and could not explain it
             self._tries += 1
@@ -295,7 +288,7 @@ class Tracker:
         then the boneyard's place is unknown)."""
         if self._reference is None or self._face_down_corners is None:
             return None
-        changed = self._changed(small, self._reference, 30).astype(np.uint8)
+        changed = differs(small, self._reference, 30).astype(np.uint8)
         points = cv2.findNonZero(changed)
         if points is None:
             return None
@@ -352,7 +345,7 @@ class Tracker:
             # The reader's claims must agree with the pixels: a tile whose place did not change
             # since the last commit is still there (a missed read), and a "new" tile where nothing
             # changed is a misread, never a play.
-            changed = self._changed(small, self._reference, 30)
+            changed = differs(small, self._reference, 30)
             scale = small.shape[1] / frame.shape[1]
             removed = [tile for tile in removed if self._region_changed(changed, tile.image_corners * scale)]
             added = [tile for tile in added if self._region_changed(changed, tile.image_corners * scale)]
@@ -433,7 +426,7 @@ class Tracker:
         """Whether every pixel that changed since the last commit lies on a tile that changed."""
         if self._reference is None:
             return True
-        changed = self._changed(small, self._reference, 30).astype(np.uint8)
+        changed = differs(small, self._reference, 30).astype(np.uint8)
         scale = small.shape[1] / shape[1]
         mask = np.zeros_like(changed)
         grow = max(2, round(0.25 * self.width * (self._px_per_unit() * scale)))

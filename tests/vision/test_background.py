@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.vision.conftest import Painted, paint_back, paint_tile, table
 from tests.vision.frames import tile_frame
-from vision.background import MIN_CHANGED_SHARE, UNCHANGED, Changes, changed
+from vision.background import MIN_CHANGED_SHARE, UNCHANGED, Changes, changed, differs
 from vision.debug import draw_view
 from vision.errors import VisionError
 from vision.read import read_image
@@ -92,3 +94,16 @@ def test_a_background_of_another_size_or_kind_is_refused(pictures: tuple[np.ndar
         read_image(frame, background="empty.png")  # type: ignore[arg-type]
     # Grey and BGRA pictures are converted, as for the image.
     assert "1-3" in [t.tile for t in read_image(frame, background=empty[..., 0]).tiles]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([np.uint8, np.int16]), st.sampled_from([(), (3,)]), st.integers(1, 40),
+       st.integers(1, 40), st.integers(0, 255), st.integers(0, 2**32 - 1))
+def test_differs_is_the_largest_channel_difference_over_the_level(dtype: type, channels: tuple[int, ...],
+                                                                  height: int, width: int, level: int,
+                                                                  seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    a, b = (rng.integers(0, 256, (height, width, *channels)).astype(dtype) for _ in range(2))
+    difference = np.abs(a.astype(np.int32) - b.astype(np.int32))
+    expected = (difference.max(axis=2) if channels else difference) > level
+    assert np.array_equal(differs(a, b, level), expected)
