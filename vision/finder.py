@@ -88,12 +88,26 @@ def levels(shape: tuple[int, ...]) -> list[float]:
 def level_images(image: np.ndarray, scales: list[float]) -> Iterator[tuple[np.ndarray, tuple[float, float]]]:
     """Each level of `scales` (largest first): `image` resized (round(side * scale) px a side,
     averaged down or bilinearly enlarged, as the finder was trained), and the factors (x, y)
-    that take input px to level px."""
+    that take input px to level px.
+
+    A level exactly half the size of the level before it (not an enlarged one) is averaged down
+    from that level, not from the image: the pixels it averages are the same, and halving a
+    small level costs a fraction of averaging the whole image (a 1080p frame's three lower
+    levels: 6 ms against 0.3). It differs from averaging the image at once only by rounding,
+    half a grey level a step (OpenCV rounds exact halves up: 0.12 of a level brighter on average).
+    """
     height, width = image.shape[:2]
+    above: np.ndarray | None = None
     for scale in scales:
         size = (max(1, round(width * scale)), max(1, round(height * scale)))
-        interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-        yield cv2.resize(image, size, interpolation=interpolation), (size[0] / width, size[1] / height)
+        if scale >= 1:
+            level = cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
+        elif above is not None and above.shape[:2] == (2 * size[1], 2 * size[0]):
+            level = cv2.resize(above, size, interpolation=cv2.INTER_AREA)
+        else:
+            level = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+        above = level if scale <= 1 else None  # an enlarged level holds no more than the image
+        yield level, (size[0] / width, size[1] / height)
 
 
 def level_input(level: np.ndarray) -> np.ndarray:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import itertools
 
+import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.vision.conftest import Painted, paint_tile, table
 from tests.vision.frames import tile_frame
-from vision.finder import MIN_LEVEL_SIDE, TOP_SIDE, Found, levels, one_per_tile, shipped_finder
+from vision.finder import MIN_LEVEL_SIDE, TOP_SIDE, Found, level_images, levels, one_per_tile, shipped_finder
 
 
 def test_the_pyramid_halves_from_the_top_level_down_to_the_smallest() -> None:
@@ -20,6 +23,21 @@ def test_the_pyramid_halves_from_the_top_level_down_to_the_smallest() -> None:
         assert all(b == pytest.approx(a / 2) for a, b in itertools.pairwise(scales))
         assert max(shape) * scales[-1] >= MIN_LEVEL_SIDE or len(scales) == 1
         assert max(shape) * scales[-1] / 2 < MIN_LEVEL_SIDE
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(24, 400), st.integers(24, 400), st.integers(0, 2**32 - 1))
+def test_each_level_is_the_image_averaged_down_within_rounding(height: int, width: int, seed: int) -> None:
+    # A level halved from the one before it differs from the image averaged down at once only
+    # by the roundings on the way: half a grey level a step.
+    image = np.random.default_rng(seed).integers(0, 256, (height, width, 3), np.uint8)
+    scales = levels(image.shape)
+    for step, (scale, (level, factors)) in enumerate(zip(scales, level_images(image, scales), strict=True)):
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        assert (level.shape[1], level.shape[0]) == size
+        assert factors == (size[0] / width, size[1] / height)
+        direct = cv2.resize(image, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+        assert int(np.abs(level.astype(int) - direct.astype(int)).max()) <= step
 
 
 def test_a_tile_found_at_two_levels_is_one_candidate_and_neighbours_stay() -> None:
