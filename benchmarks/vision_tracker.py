@@ -1,14 +1,16 @@
 """Tracker on filmed synthetic games: false plays from hands over the table, plays found.
 
     python -m benchmarks.vision_tracker [--sequences 100] [--plays 2] [--seed 0] [--style random|plain]
+                                        [--two-sets]
 
 Each sequence films a fresh hand (a boneyard), then plays chosen at random from the legal ones,
 with hands reaching over the table (some lingering) between them, and feeds every frame to a
-`Tracker` using the real reader (`vision.read.read_image`). A false play is a `TilePlaced` that
-matches no real play not yet reported (a misread when it names another tile where a play just
-happened); a play is found when a `TilePlaced` names its tile and its
-end (`late` when that happens only after the next hand's pass began). The camera's homography
-is the film's own (the marker-free calibration a fixed camera would save).
+`Tracker` using the real reader (`vision.read.read_image`), told that the table shows one set
+as the service's camera tells it (`referee.app.camera.quiet_reader`; `--two-sets` reads without).
+A false play is a `TilePlaced` that matches no real play not yet reported (a misread when it
+names another tile where a play just happened); a play is found when a `TilePlaced` names its
+tile and its end (`late` when that happens only after the next hand's pass began). The camera's
+homography is the film's own (the marker-free calibration a fixed camera would save).
 
 The defaults are issue 14's goal run: 100 sequences of 2 plays in random styles (200 plays); the
 summary judges it against that goal (no false play, every play found with the right end).
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from functools import partial
 
 import numpy as np
 
@@ -34,7 +37,7 @@ GOAL_RUN = (100, 2, "random")
 
 
 def run_sequence(
-    seed: int, plays: int, style_kind: str, size: tuple[int, int] = (1280, 720)
+    seed: int, plays: int, style_kind: str, size: tuple[int, int] = (1280, 720), *, one_set: bool = True
 ) -> dict[str, int]:
     rng = np.random.default_rng(seed)
     style = PLAIN_STYLE if style_kind == "plain" else random_style(rng)
@@ -42,7 +45,7 @@ def run_sequence(
     film, calibration = fixed_camera_film(
         style, seed, size, spinner=spinner, approach_frames=3, leave_frames=2, rest_frames=5
     )
-    tracker = Tracker(read_image, calibration=calibration, spinner=spinner)
+    tracker = Tracker(partial(read_image, one_set=one_set), calibration=calibration, spinner=spinner)
     counts = {
         "plays": 0,
         "found": 0,
@@ -101,13 +104,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--first", type=int, default=0, help="index of the first sequence (to split runs)")
     parser.add_argument("--style", choices=("random", "plain"), default=GOAL_RUN[2])
+    parser.add_argument("--two-sets", action="store_true",
+                        help="read as if the table could hold a tile twice (not told one set)")
     args = parser.parse_args()
     totals: dict[str, int] = {}
     start = time.perf_counter()
     first = args.first
     for k in progress(range(first, first + args.sequences), total=args.sequences, what="sequences",
                       unit="sequences"):
-        counts = run_sequence(args.seed + k, args.plays, args.style)
+        counts = run_sequence(args.seed + k, args.plays, args.style, one_set=not args.two_sets)
         for key, value in counts.items():
             totals[key] = totals.get(key, 0) + value
         print(f"sequence {k}: {counts}", flush=True)

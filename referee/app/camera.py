@@ -51,13 +51,16 @@ def observation_input(observation: Observation, at: float) -> Input | None:
 
 
 def quiet_reader() -> Callable[..., TableView]:
-    """`vision.read.read_image` with numpy's warnings about empty regions kept off the console."""
+    """`vision.read.read_image` with numpy's warnings about empty regions kept off the console,
+    told that the picture shows one set (`one_set`): a game is played with one set, so a second
+    reading of a tile already read is a misread of some other tile, and only the likelier of the
+    two is kept."""
     from vision.read import read_image
 
     def read(frame: np.ndarray, **options: Any) -> TableView:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            return read_image(frame, **options)
+            return read_image(frame, one_set=True, **options)
     return read
 
 

@@ -9,9 +9,18 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.app.camera import CameraDevice, CameraSettingError, demo_camera, open_camera
+from referee.app.camera import CameraDevice, CameraSettingError, demo_camera, open_camera, quiet_reader
 from referee.app.config import parse_config
 from referee.app.ports import Input
+from tests.vision.conftest import Painted, paint_tile, table
+
+
+def test_the_cameras_reader_knows_a_game_is_played_with_one_set() -> None:
+    # A tile read twice is a misread of another: the service's reader keeps only the likelier.
+    image = table(900, 700, seed=3)
+    paint_tile(image, Painted(2, 5, (250, 300), 20.0, 30))
+    paint_tile(image, Painted(5, 2, (620, 380), 100.0, 30))
+    assert [t.tile for t in quiet_reader()(image).tiles] == ["2-5"]
 
 
 def test_camera_device_reads_plays_from_an_image_folder(tmp_path: Path) -> None:
