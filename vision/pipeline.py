@@ -262,14 +262,19 @@ def face_down(backs: list[TileFrame], face_up: list[TileFrame], length: float | 
     return [b for b in kept if abs(math.log(b.half_width / sets_width)) <= BACK_SIZE_SPREAD]
 
 
-def empty_table(background: object, picture: Coarse, shape: tuple[int, ...]) -> np.ndarray:
-    """The checked `background` (`vision.background`) at `picture`'s scale; it must be a picture
-    of the same camera, so of the input's `shape`."""
+def checked_background(background: object, shape: tuple[int, ...]) -> np.ndarray:
+    """The checked `background` (`vision.background`): a picture of the same camera, so of the
+    input's `shape`."""
     checked = checked_bgr(background, name="background")
     if checked.shape[:2] != tuple(shape[:2]):
         raise VisionError(f"the background is {checked.shape[1]}x{checked.shape[0]} px but the image is "
                           f"{shape[1]}x{shape[0]}: it must be the same camera's picture of the empty table")
-    return shrink(checked, picture.factor)
+    return checked
+
+
+def empty_table(background: object, picture: Coarse, shape: tuple[int, ...]) -> np.ndarray:
+    """The checked `background` at `picture`'s scale."""
+    return shrink(checked_background(background, shape), picture.factor)
 
 
 def read_checked(

@@ -13,9 +13,11 @@ import numbers
 
 import numpy as np
 
+from vision.calibration import Calibration
 from vision.errors import VisionError
 from vision.geometry import TileFrame, frame_from_corners
 from vision.pipeline import read_checked
+from vision.rectify import read_on_table
 from vision.tilenet import MAX_PIPS
 from vision.types import SeenTile, TableView, tile_name
 
@@ -24,7 +26,7 @@ __all__ = ["SeenTile", "TableView", "VisionError", "read_image", "tile_name"]
 
 def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float = 0.5,
                tile_length_px: float | None = None, background: np.ndarray | None = None,
-               one_set: bool = False) -> TableView:
+               one_set: bool = False, calibration: Calibration | None = None) -> TableView:
     """Read every tile in `image_bgr` (uint8 (H, W, 3) BGR; grey and BGRA are converted).
 
     `min_confidence` is the calibrated probability below which a reading is left out; a reading
@@ -38,16 +40,26 @@ def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float
     (`vision.background`).
     `one_set`, when the picture shows tiles of one set (a game's table), says each tile is there at
     most once: of two readings of one tile the likelier is kept, and the other, a misread, goes.
+    `calibration`, the fixed camera's (`vision.calibration.Calibration`), has the table read on
+    its own plane, where every tile has the layout's length however the camera leans, and only
+    the table (`vision.rectify`); it replaces `tile_length_px`.
     Any resolution is read at a bounded working scale (`vision.scale`); corners are this image's
     pixels. Raises `VisionError` naming what was wrong for None, a wrong dtype, shape or channel
-    count, an empty, tiny or oversized image (or background, or one of another size), or a
-    `tile_length_px` that is no positive number.
+    count, an empty, tiny or oversized image (or background, or one of another size), a
+    `tile_length_px` that is no positive number, or a calibration that is no `Calibration`, has
+    no invertible homography, is for pictures of another size or comes with `tile_length_px`.
     """
     if not isinstance(max_pip, int) or not 1 <= max_pip <= MAX_PIPS:
         raise VisionError(f"max_pip must be an integer from 1 to {MAX_PIPS}, got {max_pip!r}")
     if tile_length_px is not None and not (isinstance(tile_length_px, numbers.Real)
                                            and math.isfinite(tile_length_px) and tile_length_px > 0):
         raise VisionError(f"tile_length_px must be a positive number of pixels, got {tile_length_px!r}")
+    if calibration is not None:
+        if tile_length_px is not None:
+            raise VisionError(f"give a calibration or tile_length_px, not both (tile_length_px="
+                              f"{tile_length_px!r}): the calibration gives every tile's length")
+        return read_on_table(image_bgr, calibration, max_pip=max_pip, min_confidence=min_confidence,
+                             background=background, one_set=one_set)
     return read_checked(image_bgr, max_pip=max_pip, min_confidence=min_confidence,
                         tile_length_px=tile_length_px, background=background, one_set=one_set)
 

@@ -34,6 +34,7 @@ import numpy as np
 from vision.background import differs
 from vision.calibration import Calibration, CalibrationError, TableLayout, calibrate_from_markers
 from vision.plane import project
+from vision.rectify import cropped
 from vision.types import (
     BoneyardChanged,
     Desync,
@@ -65,8 +66,9 @@ class TableViewLike(Protocol):
     face_down: int
 
 
-# Called as reader(frame, tile_length_px=...): `vision.read.read_image` or one like it; the
-# length is a tile's long side in the frame when the camera is calibrated, else None.
+# Called as reader(frame, calibration=...): `vision.read.read_image` or one like it; the
+# calibration is the camera's (of the frame, or of the part of it read: `vision.rectify.cropped`)
+# when there is one, else None. With it the reader reads the table rectified (`vision.rectify`).
 Reader = Callable[..., TableView]
 
 
@@ -251,11 +253,13 @@ class Tracker:
     def _read(self, frame: np.ndarray, small: np.ndarray) -> Any:
         """The reader's view of `frame`: of the changed part only when that is enough."""
         region = self._changed_region(frame, small) if self.incremental else None
-        hint = self._tile_length_px() if self.calibration is not None else None
         if region is None:
-            return self.reader(frame, tile_length_px=hint)
+            return self.reader(frame, calibration=self.calibration)
         (x0, y0, x1, y1), (cx0, cy0, cx1, cy1) = region
-        part = self.reader(np.ascontiguousarray(frame[y0:y1, x0:x1]), tile_length_px=hint)
+        calibration = None
+        if self.calibration is not None:
+            calibration = cropped(self.calibration, x0, y0, x1 - x0, y1 - y0)
+        part = self.reader(np.ascontiguousarray(frame[y0:y1, x0:x1]), calibration=calibration)
         self.partial_reads += 1
         offset = np.array([x0, y0], np.float64)
 

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import cv2
 import numpy as np
 
 from vision.calibration import Calibration, TableLayout
@@ -394,13 +395,29 @@ __all__ = ["TILE_LENGTH_MM", "GameFilm", "Truth", "demo_game_frames", "parse_til
 
 
 def fixed_camera_film(
-    style: Style, seed: int, size: tuple[int, int], **options: Any
+    style: Style, seed: int, size: tuple[int, int], *, lean: float | None = None, **options: Any
 ) -> tuple[GameFilm, Calibration]:
     """A film of the small table by a camera that never moves, and that camera's calibration.
 
     The markers are left out of the picture and the film's exact homography is the calibration,
-    as with ``[camera] calibration = "fixed"`` on a real table; `options` go to `GameFilm`.
+    as with ``[camera] calibration = "fixed"`` on a real table; `options` go to `GameFilm`. With
+    `lean`, the camera leans over the table's near edge (`leaning_camera`) instead of looking
+    down with the style's small tilt.
     """
     film = GameFilm(style, seed=seed, size=size, layout=small_table(), **options)
-    film.renderer = Renderer(style, size, seed=seed, layout=film.layout, markers=False)
+    pose = None if lean is None else leaning_camera(film.layout, size, lean)
+    film.renderer = Renderer(style, size, seed=seed, layout=film.layout, table_to_image=pose, markers=False)
     return film, Calibration(np.linalg.inv(film.renderer.table_to_image), film.layout, size)
+
+
+def leaning_camera(layout: TableLayout, size: tuple[int, int], far_over_near: float) -> np.ndarray:
+    """table mm -> image px for a camera leaning over the table's near (bottom) edge: the table
+    fills the frame's width at the near edge, and its far edge is `far_over_near` as wide."""
+    width, height = size
+    near = width * 0.9
+    far = near * far_over_near
+    image = np.array([[(width - far) / 2, height * 0.06], [(width + far) / 2, height * 0.06],
+                      [(width + near) / 2, height * 0.96], [(width - near) / 2, height * 0.96]], np.float32)
+    table = np.array([[0, 0], [layout.width_mm, 0], [layout.width_mm, layout.height_mm],
+                      [0, layout.height_mm]], np.float32)
+    return cv2.getPerspectiveTransform(table, image).astype(np.float64)
