@@ -47,7 +47,8 @@ def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float
     pixels. Raises `VisionError` naming what was wrong for None, a wrong dtype, shape or channel
     count, an empty, tiny or oversized image (or background, or one of another size), a
     `tile_length_px` that is no positive number, or a calibration that is no `Calibration`, has
-    no invertible homography, is for pictures of another size or comes with `tile_length_px`.
+    no invertible homography, is for pictures of another size, puts part of the table behind the
+    camera's horizon or comes with `tile_length_px`.
     """
     if not isinstance(max_pip, int) or not 1 <= max_pip <= MAX_PIPS:
         raise VisionError(f"max_pip must be an integer from 1 to {MAX_PIPS}, got {max_pip!r}")

@@ -33,6 +33,10 @@ from vision.plane import project
 from vision.scale import MAX_WORK_PIXELS, WORK_TILE_LENGTH_PX, shrink
 from vision.types import TableView
 
+# px: no side of the rectified picture is longer, whatever the layout says (a table 4 m long is
+# read at 1 px a millimetre); with `MAX_WORK_PIXELS` this bounds the picture however thin it is.
+MAX_RECTIFIED_SIDE = 4096
+
 
 @dataclass(frozen=True)
 class Rectified:
@@ -103,9 +107,15 @@ def rectify(image: np.ndarray, calibration: Calibration) -> Rectified | None:
     x0, y0, x1, y1 = region
     table_to_image = np.linalg.inv(np.asarray(calibration.image_to_table, np.float64))
     corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)
-    finest = float(_px_per_mm(table_to_image, corners).max())
+    depth = (np.hstack([corners, np.ones((4, 1))]) @ table_to_image.T)[:, 2]
+    scales = _px_per_mm(table_to_image, corners)
+    if not (np.all(depth > 0) or np.all(depth < 0)) or not np.all(np.isfinite(scales) & (scales > 0)):
+        raise VisionError(f"the calibration puts a corner of the table ({corners.tolist()!r} mm) on or "
+                          "behind the camera's horizon: calibrate it again with the table in view")
+    finest = float(scales.max())
     tile_mm = float(calibration.layout.tile_length_mm)
-    scale = min(finest, WORK_TILE_LENGTH_PX / tile_mm, math.sqrt(MAX_WORK_PIXELS / ((x1 - x0) * (y1 - y0))))
+    scale = min(finest, WORK_TILE_LENGTH_PX / tile_mm, math.sqrt(MAX_WORK_PIXELS / ((x1 - x0) * (y1 - y0))),
+                MAX_RECTIFIED_SIDE / max(x1 - x0, y1 - y0))
     shrunk, factor = image, min(1.0, scale / finest)
     to_shrunk = np.eye(3)
     if factor < 1.0:
@@ -154,7 +164,6 @@ def view_on_input(rectified: Rectified, view: TableView) -> TableView:
     candidates = tuple(replace(v, corners=_corners_back(rectified, v.corners)) for v in view.candidates)
     backs = tuple(_corners_back(rectified, c) for c in view.face_down_corners)
     return replace(view, tiles=tiles, face_down_corners=backs, candidates=candidates)
-
 
 
 def read_on_table(image_bgr: object, calibration: object, *, max_pip: int, min_confidence: float,

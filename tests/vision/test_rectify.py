@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 from tests.vision.conftest import Painted, paint_tile, table
 from vision.calibration import Calibration, TableLayout
 from vision.errors import VisionError
+from vision.image import MIN_SIDE
 from vision.plane import polygon_area, project
 from vision.read import read_image
-from vision.rectify import cropped, rectify
+from vision.rectify import MAX_RECTIFIED_SIDE, cropped, rectify
 from vision.types import SeenTile
 
 TABLE_MM = (900, 700)  # the painted table, 1 px a millimetre seen from above
@@ -114,12 +115,29 @@ def test_a_picture_of_none_of_the_table_shows_no_tile() -> None:
 
 def test_the_rectified_picture_is_bounded_whatever_the_calibration_says() -> None:
     picture, calibration = filmed(0.6)
-    huge = TableLayout(width_mm=TABLE_MM[0], height_mm=TABLE_MM[1], tile_length_mm=0.5, tile_width_mm=0.25)
-    for layout in (LAYOUT, huge):
-        rectified = rectify(picture, Calibration(calibration.image_to_table, layout, SIZE))
+    tiny_tiles = TableLayout(width_mm=TABLE_MM[0], height_mm=TABLE_MM[1], tile_length_mm=0.5,
+                             tile_width_mm=0.25)
+    # a table a kilometre long and a millimetre wide, each picture px 1 m by 1/720 mm of it
+    thin = TableLayout(width_mm=1e6, height_mm=1.0)
+    stretched = np.diag([1000.0, 1 / SIZE[1], 1.0])
+    for matrix, layout in ((calibration.image_to_table, LAYOUT), (calibration.image_to_table, tiny_tiles),
+                           (stretched, thin)):
+        rectified = rectify(picture, Calibration(matrix, layout, SIZE))
         assert rectified is not None
-        assert rectified.image.shape[0] * rectified.image.shape[1] <= 1920 * 1080 * 1.01
+        height, width = rectified.image.shape[:2]
+        assert width * height <= 1920 * 1080 * 1.01 or min(width, height) == MIN_SIDE
+        assert max(width, height) <= MAX_RECTIFIED_SIDE + 1
         assert rectified.tile_length_px <= 240.0 + 1e-6
+
+
+def test_a_calibration_that_puts_the_table_behind_the_camera_is_refused() -> None:
+    # the table's far part (beyond x = 500 mm) lies behind the camera, and the picture holds the
+    # horizon (at x = 140 px), so no part of it bounds the table
+    table_to_image = np.array([[1.0, 0.0, 640.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]) @ np.array(
+        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [-0.002, 0.0, 1.0]])
+    behind = Calibration(np.linalg.inv(table_to_image), LAYOUT, SIZE)
+    with pytest.raises(VisionError, match="horizon"):
+        read_image(np.zeros((SIZE[1], SIZE[0], 3), np.uint8), calibration=behind)
 
 
 @pytest.mark.parametrize(("options", "named"), [
