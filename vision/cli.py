@@ -1,5 +1,5 @@
 """`domino-referee vision read IMAGE... [--json] [--debug OUT.png] [--background EMPTY]
-[--one-set]` and `vision eval DIR [--json] [--one-set]`.
+[--one-set] [--calibration FILE]` and `vision eval DIR [--json] [--one-set]`.
 
 OpenCV is imported inside the handlers so that `domino-referee --help` stays fast.
 """
@@ -29,6 +29,9 @@ def register(subparsers: Any) -> None:
                       help="the same camera's picture of the table before any tile was laid face up: "
                            "face-up tiles read where nothing changed since are left out")
     read.add_argument("--one-set", action="store_true", help=ONE_SET_HELP)
+    read.add_argument("--calibration", metavar="FILE",
+                      help="the camera's calibration (`calibrate table`): the table is read on its own "
+                           "plane, where every tile has one length however the camera leans")
     read.set_defaults(handler=run_read)
     evaluate = actions.add_parser("eval", help="accuracy of `vision read` on a labelled folder")
     evaluate.add_argument("folder", metavar="DIR", help="a folder with images and labels.json")
@@ -46,6 +49,7 @@ def _debug_path(base: str, image: Path, several: bool) -> Path:
 def run_read(args: argparse.Namespace) -> int:
     import cv2
 
+    from vision.calibration import Calibration
     from vision.debug import draw_view
     from vision.errors import VisionError
     from vision.image import load_image
@@ -53,10 +57,12 @@ def run_read(args: argparse.Namespace) -> int:
 
     documents: dict[str, Any] = {}
     background = load_image(Path(args.background)) if args.background else None
+    calibration = Calibration.load(args.calibration) if args.calibration else None
     for name in args.images:
         path = Path(name)
         image = load_image(path)
-        view = read_image(image, max_pip=args.max_pip, background=background, one_set=args.one_set)
+        view = read_image(image, max_pip=args.max_pip, background=background, one_set=args.one_set,
+                          calibration=calibration)
         documents[path.name] = view.to_json()
         if args.debug:
             out = _debug_path(args.debug, path, len(args.images) > 1)

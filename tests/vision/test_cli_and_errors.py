@@ -118,6 +118,20 @@ def test_read_with_the_empty_table_as_background(tmp_path, capsys):
     assert "the background is 450x350 px but the image is 900x700" in capsys.readouterr().err
 
 
+def test_read_with_the_cameras_calibration(tmp_path, capsys):
+    from tests.vision.test_rectify import filmed
+
+    picture, calibration = filmed(0.45)
+    cv2.imwrite(str(tmp_path / "leaning.png"), picture)
+    calibration.save(tmp_path / "calibration.json")
+    leaning = str(tmp_path / "leaning.png")
+    assert main(["vision", "read", leaning, "--calibration", str(tmp_path / "calibration.json")]) == 0
+    assert "leaning.png: 6 face-up [" in capsys.readouterr().out
+    (tmp_path / "broken.json").write_text("{")
+    assert main(["vision", "read", leaning, "--calibration", str(tmp_path / "broken.json")]) == 1
+    assert "broken.json" in capsys.readouterr().err
+
+
 def test_read_and_eval_told_the_picture_shows_one_set(tmp_path, capsys):
     image = table(seed=6)
     paint_tile(image, Painted(1, 4, (250, 250), 20, 40))
