@@ -30,7 +30,7 @@ def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float
     """Read every tile in `image_bgr` (uint8 (H, W, 3) BGR; grey and BGRA are converted).
 
     `min_confidence` is the calibrated probability below which a reading is left out; a reading
-    the network is not sure is a tile at all goes too (`vision.pipeline.MIN_FACE_UP`).
+    the network is not sure is a tile at all goes too (`vision.pipeline.Reading.is_tile`).
     `tile_length_px`, when the camera is calibrated, is a tile's long side in this image: a
     face-up reading far from that size (a heap of backs that looks like one big blank tile) is
     dropped, and one back's size comes from it even with no face-up tile in view.
