@@ -94,6 +94,8 @@ class CameraDevice:
         # Called with (image, tracker) after every frame is read (the web page's newest frame).
         self.on_frame: Callable[[Any, Any], object] | None = None
         self.opened = 0   # how many times the source was opened (a return counts again)
+        self._size_seen: tuple[int, int] | None = None  # the frames' size last judged (`_wrong_size`)
+        self._size_wrong = False
 
     @property
     def live(self) -> bool:
@@ -156,10 +158,13 @@ class CameraDevice:
                 calibration = Calibration.load(self.calibration_file)
             self._tracker = Tracker(quiet_reader(), calibration=calibration)
         tracker = self._tracker
+        self._size_seen = None  # judged anew at each opening, which reported the camera ok
         for _, frame in source:
             if stop.is_set():
                 break
             self.frames += 1
+            if self._wrong_size(tracker.calibration, frame):
+                continue
             at = self.now()
             try:
                 observations = tracker.feed(at, frame)
@@ -173,6 +178,24 @@ class CameraDevice:
                 inp = observation_input(observation, at)
                 if inp is not None:
                     feed(inp)
+
+
+    def _wrong_size(self, calibration: Any, frame: np.ndarray) -> bool:
+        """Whether `calibration` was made for pictures of another size than the camera's `frame`:
+        then no frame can be read through it, and the health says so once (its reminders repeat
+        it) rather than a note on every frame. Judged again when the frames' size changes."""
+        height, width = frame.shape[:2]
+        if calibration is None or (width, height) == self._size_seen:
+            return self._size_wrong
+        self._size_seen = (width, height)
+        known = tuple(calibration.image_size)
+        self._size_wrong = known not in ((0, 0), (width, height))
+        if self._size_wrong:
+            self.health.failed(self.part, f"the calibration {self.calibration_file!r} is for "
+                                          f"{known[0]}x{known[1]} pictures, but camera {self.source_spec!r} "
+                                          f"gives {width}x{height}: run 'domino-referee calibrate table' "
+                                          "again at this resolution, or set the camera to it")
+        return self._size_wrong
 
 
 def open_camera(config: Config, health: Health | None = None) -> CameraDevice | None:

@@ -56,3 +56,30 @@ def test_fixed_calibration_needs_its_file(tmp_path: Path) -> None:
                            "storage": {"data_dir": str(tmp_path)}}, environ={})
     with pytest.raises(CameraSettingError, match=r"calibration\.json.*calibrate table"):
         open_camera(config)
+
+
+def test_a_calibration_for_another_picture_size_fails_the_camera_once_by_name(tmp_path: Path) -> None:
+    from referee.app.health import Health, PartHealth, State
+    from vision.calibration import Calibration
+
+    film, _ = demo_camera((640, 360), seed=5)
+    frames = film.new_hand(boneyard=3) + film.play(0, "1-2")
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    for index, frame in enumerate(frames):
+        cv2.imwrite(str(shots / f"{index:04d}.png"), frame.image)
+    saved = tmp_path / "calibration.json"
+    Calibration(np.linalg.inv(film.renderer.table_to_image), film.layout, (1280, 720)).save(saved)
+    notes: list[str] = []
+    health = Health()
+    reports: list[PartHealth] = []
+    health.subscribe(reports.append)
+    device = CameraDevice(str(shots), 5, lambda: 0.0, notes.append, str(saved), health=health)
+    inputs: queue.Queue[Input] = queue.Queue()
+    device.start(inputs.put)
+    assert device._thread is not None
+    device._thread.join(120)
+    assert device.frames == len(frames)
+    assert inputs.empty() and notes == []  # no frame read through it, and no note on every frame
+    failed = [r.why for r in reports if r.part == "camera" and r.state is State.FAILED]
+    assert len(failed) == 1 and "1280x720" in failed[0] and "640x360" in failed[0], reports
