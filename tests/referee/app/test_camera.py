@@ -23,17 +23,28 @@ def test_the_cameras_reader_knows_a_game_is_played_with_one_set() -> None:
     assert [t.tile for t in quiet_reader()(image).tiles] == ["2-5"]
 
 
-def test_camera_device_reads_plays_from_an_image_folder(tmp_path: Path) -> None:
-    film, _ = demo_camera((1280, 720), seed=5)
-    frames = film.new_hand(boneyard=3) + film.play(0, "1-2") + film.play(1, "1-6", "left")
+def _filmed_folder(tmp_path: Path, size: tuple[int, int], calibrated_size: tuple[int, int],
+                   *plays: tuple[int, str, str | None]) -> tuple[Path, Path, int]:
+    """A new hand and `plays` filmed at `size` into a folder of PNGs, and the film's calibration
+    saved as made for `calibrated_size` pictures: (folder, calibration file, frames)."""
+    from vision.calibration import Calibration
+
+    film, _ = demo_camera(size, seed=5)
+    frames = film.new_hand(boneyard=3)
+    for seat, tile, end in plays:
+        frames += film.play(seat, tile, end)
     shots = tmp_path / "shots"
     shots.mkdir()
     for index, frame in enumerate(frames):
         cv2.imwrite(str(shots / f"{index:04d}.png"), frame.image)
-    from vision.calibration import Calibration
-
     saved = tmp_path / "calibration.json"
-    Calibration(np.linalg.inv(film.renderer.table_to_image), film.layout, (1280, 720)).save(saved)
+    Calibration(np.linalg.inv(film.renderer.table_to_image), film.layout, calibrated_size).save(saved)
+    return shots, saved, len(frames)
+
+
+def test_camera_device_reads_plays_from_an_image_folder(tmp_path: Path) -> None:
+    shots, saved, frames = _filmed_folder(tmp_path, (1280, 720), (1280, 720),
+                                          (0, "1-2", None), (1, "1-6", "left"))
     config = parse_config({"camera": {"source": str(shots), "fps": 5, "calibration": "fixed",
                                       "calibration_file": str(saved)}}, environ={})
     device = open_camera(config)
@@ -48,7 +59,7 @@ def test_camera_device_reads_plays_from_an_image_folder(tmp_path: Path) -> None:
         seen.append((inp.kind, dict(inp.data)))
     placed = [data for kind, data in seen if kind == "placed"]
     assert [sorted(p["tile"].split("-")) for p in placed] == [["1", "2"], ["1", "6"]], seen
-    assert device.frames == len(frames)
+    assert device.frames == frames
 
 
 def test_fixed_calibration_needs_its_file(tmp_path: Path) -> None:
@@ -60,16 +71,8 @@ def test_fixed_calibration_needs_its_file(tmp_path: Path) -> None:
 
 def test_a_calibration_for_another_picture_size_fails_the_camera_once_by_name(tmp_path: Path) -> None:
     from referee.app.health import Health, PartHealth, State
-    from vision.calibration import Calibration
 
-    film, _ = demo_camera((640, 360), seed=5)
-    frames = film.new_hand(boneyard=3) + film.play(0, "1-2")
-    shots = tmp_path / "shots"
-    shots.mkdir()
-    for index, frame in enumerate(frames):
-        cv2.imwrite(str(shots / f"{index:04d}.png"), frame.image)
-    saved = tmp_path / "calibration.json"
-    Calibration(np.linalg.inv(film.renderer.table_to_image), film.layout, (1280, 720)).save(saved)
+    shots, saved, frames = _filmed_folder(tmp_path, (640, 360), (1280, 720), (0, "1-2", None))
     notes: list[str] = []
     health = Health()
     reports: list[PartHealth] = []
@@ -79,7 +82,7 @@ def test_a_calibration_for_another_picture_size_fails_the_camera_once_by_name(tm
     device.start(inputs.put)
     assert device._thread is not None
     device._thread.join(120)
-    assert device.frames == len(frames)
+    assert device.frames == frames
     assert inputs.empty() and notes == []  # no frame read through it, and no note on every frame
     failed = [r.why for r in reports if r.part == "camera" and r.state is State.FAILED]
     assert len(failed) == 1 and "1280x720" in failed[0] and "640x360" in failed[0], reports
