@@ -25,6 +25,8 @@ from referee.app.service import TableService
 from referee.app.supervisor import Backoff, Policy
 from referee.errors import DominoError
 from referee.rules import find_rules
+from vision.errors import VisionError
+from vision.rectify import checked_calibration
 from vision.tracker import Tracker
 from vision.types import BoneyardChanged, Observation, TableView, TilePlaced, TileRemoved, TilesRevealed
 
@@ -120,7 +122,6 @@ class CameraDevice:
     def run(self, feed: Feed, stop: threading.Event) -> None:
         import cv2
 
-        from vision.errors import VisionError
         from vision.synth.source import open_source
 
         cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)  # our own line says it
@@ -179,22 +180,24 @@ class CameraDevice:
                 if inp is not None:
                     feed(inp)
 
-
     def _wrong_size(self, calibration: Any, frame: np.ndarray) -> bool:
-        """Whether `calibration` was made for pictures of another size than the camera's `frame`:
-        then no frame can be read through it, and the health says so once (its reminders repeat
-        it) rather than a note on every frame. Judged again when the frames' size changes."""
+        """Whether `calibration` cannot be used on the camera's `frame` (made for pictures of
+        another size: `vision.rectify.checked_calibration`, the reader's own check): then no frame
+        can be read through it, and the health says so once (its reminders repeat it) rather than
+        a note on every frame. Judged again when the frames' size changes."""
         height, width = frame.shape[:2]
         if calibration is None or (width, height) == self._size_seen:
             return self._size_wrong
         self._size_seen = (width, height)
-        known = tuple(calibration.image_size)
-        self._size_wrong = known not in ((0, 0), (width, height))
-        if self._size_wrong:
-            self.health.failed(self.part, f"the calibration {self.calibration_file!r} is for "
-                                          f"{known[0]}x{known[1]} pictures, but camera {self.source_spec!r} "
-                                          f"gives {width}x{height}: run 'domino-referee calibrate table' "
-                                          "again at this resolution, or set the camera to it")
+        try:
+            checked_calibration(calibration, width, height)
+            self._size_wrong = False
+        except VisionError as error:
+            self._size_wrong = True
+            self.health.failed(self.part, f"camera {self.source_spec!r} cannot use the calibration "
+                                          f"{self.calibration_file!r}: {error}: run 'domino-referee "
+                                          "calibrate table' again at this resolution, or set the "
+                                          "camera to it")
         return self._size_wrong
 
 
