@@ -109,11 +109,18 @@ def test_the_training_script_runs_a_few_steps_and_exports_a_readable_model(tmp_p
     pytest.importorskip("torch", reason="the train extra is not installed (pip install -e '.[train]')")
     from vision.train.fit import run
 
-    manifest = run(tmp_path, images=3, epochs=1, jobs=1, max_steps=3, finder_steps=3)
-    assert manifest["training"]["images"] == 3 and manifest["bytes"] < MAX_MODEL_BYTES
+    manifest = run(tmp_path, images=3, reader_images=1, epochs=1, jobs=1, max_steps=3, finder_steps=3)
+    assert manifest["training"]["images"] == 3 and manifest["training"]["reader_images"] == 1
+    assert manifest["bytes"] < MAX_MODEL_BYTES
     assert file_digest(tmp_path / MODEL_FILE) == manifest["sha256"]
     assert file_digest(tmp_path / FINDER_FILE) == manifest["finder"]["sha256"]
     reader = TileNet(tmp_path)
     assert len(reader.read(np.zeros((2, CROP_HEIGHT, CROP_WIDTH, 3), np.uint8))) == 2
     found = TileFinder(tmp_path).find(np.full((120, 200, 3), 128, np.uint8))
     assert all(f.frame.half_width > 0 for f in found)
+    # The reader alone, fitted to the finder just made: that finder is kept as it was.
+    again = run(tmp_path / "again", images=3, reader_images=0, epochs=1, jobs=1, max_steps=2,
+                finder=tmp_path)
+    assert again["finder"] == {**manifest["finder"], "kept": True}
+    assert file_digest(tmp_path / "again" / FINDER_FILE) == manifest["finder"]["sha256"]
+    assert file_digest(tmp_path / "again" / MODEL_FILE) == again["sha256"]
