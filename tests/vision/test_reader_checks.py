@@ -179,10 +179,6 @@ def _pale_one_pip_tile(*, grain: bool) -> tuple[np.ndarray, TileFrame]:
     return image, frame_from_corners(painted.corners().astype(np.float32))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the tile reader trained with the finder's candidates (issue 14) reads this pale sky-blue pip "
-    "as blank (0-5), as the reader retrained from the divider search did; the shipped model "
-    "before them read it; see README, Limits today"))
 def test_a_pale_pip_is_read_on_a_clean_face():
     """Blur lowers a small sky-blue pip's darkest point far below a black pip's: still a pip."""
     image, _ = _pale_one_pip_tile(grain=False)
