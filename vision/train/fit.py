@@ -17,8 +17,9 @@ the manifest beside the models.
 
 The reader alone gets the extra tables: most tiles lost on the tuning tables were lost to the
 reader (misread pips, or not sure of a face), and the finder, fitted for a set number of batches,
-stays exactly as it was measured. Four epochs over 1,500 tables take as many steps as six over
-1,000 did (see `READER_IMAGES`).
+keeps the patches it was measured with. Four epochs over 1,500 tables take as many steps as six
+over 1,000 did (see `READER_IMAGES`). `finder` keeps an exported finder and fits the reader alone:
+the finder is not the same bit for bit on another CPU, and the shipped one was kept that way.
 """
 
 from __future__ import annotations
