@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 
 import numpy as np
 import pytest
@@ -124,3 +125,24 @@ def test_the_training_script_runs_a_few_steps_and_exports_a_readable_model(tmp_p
     assert again["finder"] == {**manifest["finder"], "kept": True}
     assert file_digest(tmp_path / "again" / FINDER_FILE) == manifest["finder"]["sha256"]
     assert file_digest(tmp_path / "again" / MODEL_FILE) == again["sha256"]
+
+
+@pytest.mark.parametrize("spoil", ["no manifest", "another finder"])
+def test_a_finder_that_cannot_be_kept_is_refused_before_any_table_is_rendered(tmp_path, spoil) -> None:
+    pytest.importorskip("torch", reason="the train extra is not installed (pip install -e '.[train]')")
+    from vision.train.fit import run
+
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / FINDER_FILE).write_bytes((MODEL_DIR / FINDER_FILE).read_bytes() + b"x")
+    if spoil == "another finder":  # the manifest names the shipped finder, not this file
+        (kept / MANIFEST_FILE).write_text((MODEL_DIR / MANIFEST_FILE).read_text())
+    rendered: list[int] = []
+
+    def render(seed, size):
+        rendered.append(seed)
+        raise AssertionError("a table was rendered")
+
+    with pytest.raises(VisionError, match=re.escape(f"--finder {kept}")):
+        run(tmp_path / "out", images=3, reader_images=0, epochs=1, jobs=1, finder=kept, render=render)
+    assert rendered == [] and not (tmp_path / "out" / MODEL_FILE).exists()

@@ -45,6 +45,7 @@ import torch
 from torch.nn import functional as F
 
 from vision.crops import CROP_HEIGHT, CROP_WIDTH, normalised
+from vision.errors import VisionError
 from vision.finder import ALIGN, FINDER_FILE, FOUND_MIN, TileFinder, network_input
 from vision.finder import OUTPUTS as FINDER_OUTPUTS
 from vision.onnx import Network
@@ -375,32 +376,20 @@ def run(
     reader_seeds = list(range(first_seed + images, first_seed + images + reader_images))
     split = first_seed + images - max(1, round(images * VALIDATION_SHARE))
     out.mkdir(parents=True, exist_ok=True)
+    # A kept finder is checked (and copied) before any table is rendered: a wrong folder costs nothing.
+    finder_entry = None if finder is None else kept_finder(finder, out)
     with tempfile.TemporaryDirectory(prefix="domino-tables-") as temporary:
         folder = tables or Path(temporary)
         folder.mkdir(parents=True, exist_ok=True)
-        if finder is None:
+        if finder_entry is None:  # the finder's tables give it its patches as they are rendered
             samples = FinderSamples.concatenate(
                 each_table(partial(prepared, folder=folder, render=render), seeds, jobs, "rendered tables"))
-        only_reader = reader_seeds if finder is None else seeds + reader_seeds
-        if only_reader:
-            each_table(partial(reader_only, folder=folder, render=render), only_reader, jobs,
+        if unpatched := (reader_seeds if finder_entry is None else seeds + reader_seeds):
+            each_table(partial(reader_only, folder=folder, render=render), unpatched, jobs,
                        "rendered tables for the reader")
         rendered = time.time() - started
-        if finder is None:
-            finder_model = fit_finder(samples.rows(samples.table < split), steps=finder_steps)
-            finder_path = export_finder(finder_model, out / FINDER_FILE)
-            held_out = samples.rows(samples.table >= split)
-            finder_entry = {
-                **_file_entry(finder_path),
-                "parameters": int(sum(p.numel() for p in finder_model.parameters())),
-                "steps": finder_steps,
-                "patches": len(samples),
-                "validation": validate_finder(TileFinder(out), held_out, FOUND_MIN),
-                "opencv_max_difference": check_export(finder_model, finder_path, FINDER_OUTPUTS,
-                                                      _finder_input(held_out)),
-            }
-        else:
-            finder_entry = kept_finder(finder, out)
+        if finder_entry is None:
+            finder_entry = fitted_finder(samples, split, finder_steps, out)
         finder_seconds = time.time() - started - rendered
         data = Harvest.concatenate(each_table(partial(harvested, folder=folder, finder_dir=out),
                                               seeds + reader_seeds, jobs, "harvested tables"))
@@ -449,16 +438,32 @@ def run(
     return manifest
 
 
+def fitted_finder(samples: FinderSamples, split: int, steps: int, out: Path) -> dict[str, Any]:
+    """The finder fitted on the patches of tables before `split`, exported into `out`, and its
+    manifest entry (validated on the tables from `split` on)."""
+    model = fit_finder(samples.rows(samples.table < split), steps=steps)
+    path = export_finder(model, out / FINDER_FILE)
+    held_out = samples.rows(samples.table >= split)
+    return {
+        **_file_entry(path),
+        "parameters": int(sum(p.numel() for p in model.parameters())),
+        "steps": steps,
+        "patches": len(samples),
+        "validation": validate_finder(TileFinder(out), held_out, FOUND_MIN),
+        "opencv_max_difference": check_export(model, path, FINDER_OUTPUTS, _finder_input(held_out)),
+    }
+
+
 def kept_finder(folder: Path, out: Path) -> dict[str, Any]:
     """The finder exported in `folder`, copied into `out` unless it is there, and its manifest
     entry (checked against the file; marked `kept`): a run that fits the reader alone."""
     try:
         entry = dict(json.loads((folder / MANIFEST_FILE).read_text())["finder"])
-    except (OSError, ValueError, KeyError) as error:
-        raise SystemExit(f"--finder {folder}: no finder manifest there ({error})") from error
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise VisionError(f"--finder {folder}: no finder manifest there ({error})") from error
     source = folder / FINDER_FILE
     if not source.is_file() or file_digest(source) != entry.get("sha256"):
-        raise SystemExit(f"--finder {folder}: {FINDER_FILE} is missing or not the one its manifest names")
+        raise VisionError(f"--finder {folder}: {FINDER_FILE} is missing or not the one its manifest names")
     if source.resolve() != (out / FINDER_FILE).resolve():
         shutil.copyfile(source, out / FINDER_FILE)
     return {**entry, "kept": True}
@@ -492,18 +497,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.images < 2 or args.reader_images < 0 or args.epochs < 1 or args.finder_steps < 1:
         parser.error("--images must be >= 2, --reader-images >= 0, --epochs and --finder-steps >= 1")
-    manifest = run(
-        args.out,
-        images=args.images,
-        epochs=args.epochs,
-        jobs=args.jobs,
-        first_seed=args.first_seed,
-        reader_images=args.reader_images,
-        finder_steps=args.finder_steps,
-        max_steps=args.max_steps,
-        tables=args.tables,
-        finder=args.finder,
-    )
+    try:
+        manifest = run(
+            args.out,
+            images=args.images,
+            epochs=args.epochs,
+            jobs=args.jobs,
+            first_seed=args.first_seed,
+            reader_images=args.reader_images,
+            finder_steps=args.finder_steps,
+            max_steps=args.max_steps,
+            tables=args.tables,
+            finder=args.finder,
+        )
+    except VisionError as error:  # a --finder folder that cannot be kept: checked before any work
+        parser.error(str(error))
     print(
         json.dumps(
             {
