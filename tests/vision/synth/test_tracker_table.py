@@ -37,6 +37,20 @@ def test_each_draw_from_a_full_boneyard_is_one_tile_fewer() -> None:
     assert tracker.desync is None
 
 
+def test_a_new_hands_tidy_row_of_plain_backs_is_counted_as_the_tracker_reads_it() -> None:
+    """The boneyard a hand starts with, backs side by side in a row, read through the calibration:
+    every count exact in 12 films. A reader that tells a back from the frames straddling two backs
+    less well miscounts these rows (a wider reader tried in issue 14 got 4 of 12; README)."""
+    counts = []
+    for seed in range(12):
+        film, calibration = fixed_camera_film(PLAIN_STYLE, seed, SIZE, approach_frames=2, leave_frames=1,
+                                              rest_frames=4)
+        backs = 14 if seed % 2 else 10
+        image = film.new_hand(boneyard=backs)[-1].image
+        counts.append(read_image(image, calibration=calibration).face_down - backs)
+    assert counts == [0] * 12
+
+
 def test_a_hand_laid_face_up_in_a_seat_zone_is_revealed_not_played() -> None:
     film, tracker = _film(4)
     _feed(tracker, film.new_hand(boneyard=0))
