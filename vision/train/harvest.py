@@ -42,7 +42,10 @@ IGNORE_DISTANCE = 1.2
 # Pips are taught only from a candidate within this share along: further off, a half is cut short.
 PIPS_ALONG = 0.5
 JITTERED_PER_TILE = 6  # frames drawn around each face-up tile ...
-JITTERED_PER_BACK = 3  # ... and each face-down one
+# ... and each face-down one: with three, the wider reader (`vision.train.net.READER_WIDTHS`) took
+# many a back in a tidy row for a frame straddling two (it counted a new hand's row exactly in 4
+# of 12 films, against 12 with six; README, "Training the networks").
+JITTERED_PER_BACK = 6
 SHIFTED_PER_TILE = 2  # frames that straddle a tile and its neighbour
 RANDOM_PER_IMAGE = 15  # frames on bare table, of the tiles' size ...
 BARE_HALF_WIDTH_SHARE = 0.02  # ... or, with none, this share of the image's shorter side
