@@ -23,9 +23,10 @@ from vision.tilenet import KINDS, MAX_PIPS
 READER_WIDTHS = (24, 40, 72, 96)  # the reader's four convolutions, input side first
 
 
-def _block(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> list[nn.Module]:
+def _block(cin: int, cout: int, stride: int = 1, dilation: int = 1, kernel: int = 3) -> list[nn.Module]:
     return [
-        nn.Conv2d(cin, cout, 3, stride=stride, padding=dilation, dilation=dilation, bias=False),
+        nn.Conv2d(cin, cout, kernel, stride=stride, padding=dilation * (kernel // 2), dilation=dilation,
+                  bias=False),
         nn.BatchNorm2d(cout),
         nn.ReLU(inplace=True),
     ]
@@ -50,9 +51,7 @@ class TileReaderNet(nn.Module):
             *_block(second, third),
             nn.MaxPool2d(2),  # -> 8x4
             *_block(third, fourth),
-            nn.Conv2d(fourth, squeeze, 1, bias=False),
-            nn.BatchNorm2d(squeeze),
-            nn.ReLU(inplace=True),
+            *_block(fourth, squeeze, kernel=1),
         )
         self.hidden = nn.Sequential(
             nn.Flatten(), nn.Linear(squeeze * 8 * 4, hidden), nn.ReLU(inplace=True), nn.Dropout(0.2)
