@@ -5,11 +5,13 @@
 For each face-up tile of widened frames S..S+N-1 (`vision.synth.widened`, default 0..99, held
 out from training), which stages it passed:
 
-- `near`: some face-up candidate of the finder (`vision.finder`) has its centre inside the tile;
+- `near`: some candidate of the finder (`vision.finder`), from either heat (the reader looks at
+  both), has its centre inside the tile;
 - `found`: ... and one frames it as the reader's training calls a tile's frame (centre within
   0.35 of a half-width across and 0.5 along, axis within 20 degrees, size within 0.6..1.65:
   `vision.train.harvest.label`);
-- `settled`: after the reader's looks (`vision.pipeline.settle`) a frame holds the tile (centre
+- `settled`: after the reader's looks (`vision.pipeline.first_look` at every candidate, then
+  `settle` from those it may see a face-up tile in) a frame holds the tile (centre
   within half a half-width, axis within 20 degrees);
 - `read`: the reader's final answer (`read_image`) has the tile, values included;
 - `at its frame`: the reader, shown the tile's true frame, reads it right and sure enough to keep
@@ -35,7 +37,7 @@ import numpy as np
 
 from vision.finder import shipped_finder
 from vision.geometry import frame_from_corners
-from vision.pipeline import MIN_FACE_UP, coarse, read_pips, settle
+from vision.pipeline import MIN_FACE_UP, coarse, first_look, read_pips, settle
 from vision.progress import progress
 from vision.read import read_image
 from vision.tilenet import FACE_UP, shipped
@@ -61,8 +63,8 @@ def stage_of_seed(seed: int) -> dict[str, Any]:
     max_pip = int(labels["max_pip"])  # type: ignore[call-overload]
     net = shipped()
     picture = coarse(frame.image)
-    found = [f.frame for f in shipped_finder().find(picture.image) if f.face_up]
-    settled = settle(net, picture, found).frames if found else []
+    found = [f.frame for f in shipped_finder().find(picture.image)]
+    settled = settle(net, picture, first_look(net, picture, found).holding(FACE_UP)).frames
     view = read_image(frame.image, max_pip=max_pip)
     seen = [(t.a, t.b, frame_from_corners(t.corners)) for t in view.tiles]
     tiles = []

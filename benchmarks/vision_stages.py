@@ -5,9 +5,9 @@
 The stages of `vision.pipeline.read_checked`, called as it calls them, on N rendered 1920x1080
 tables (seeds 0..N-1) and, with `--real`, the 13 shared real photos: the input checks
 (`vision.image.checked_bgr`), the coarse shrink (`vision.scale`), the finder at every pyramid
-level (`vision.finder`), the tile reader's looks at the face-up candidates
-(`vision.pipeline.face_up_readings`), the choice among readings, and the backs (the reader's looks
-at the face-down candidates, `vision.pipeline.back_readings` and `face_down`).
+level (`vision.finder`), the tile reader's first look at every candidate
+(`vision.pipeline.first_look`), its looks at the face-up ones (`face_up_readings`), the choice
+among readings, and the backs (its looks at the face-down ones, `back_readings` and `face_down`).
 
 Each stage's figure is the fastest of R runs on an image (`time.process_time`, so other work on
 the machine inflates it less), and the table gives the median over the images, with the ratio to
@@ -31,14 +31,14 @@ import numpy as np
 
 from vision.finder import shipped_finder
 from vision.image import checked_bgr, load_image
-from vision.pipeline import Coarse, back_readings, choose, face_down, face_up_readings
+from vision.pipeline import Coarse, back_readings, choose, face_down, face_up_readings, first_look
 from vision.progress import progress
 from vision.scale import coarse_factor, shrink
 from vision.tilenet import shipped
 
 REAL_PHOTOS = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "real-photos"
 FRAME_MS = 1000 / 30
-STAGES = ("image checks", "coarse shrink", "finder", "reader's looks", "choice", "backs")
+STAGES = ("image checks", "coarse shrink", "finder", "first look", "face-up looks", "choice", "backs")
 
 
 def _best(run: Callable[[], Any], repeat: int) -> tuple[float, Any]:
@@ -58,14 +58,15 @@ def stage_times(frame: np.ndarray, repeat: int) -> dict[str, float]:
     factor = coarse_factor(checked.shape)
     times["coarse shrink"], image = _best(lambda: shrink(checked, factor), repeat)
     times["finder"], found = _best(lambda: shipped_finder().find(image), repeat)
-    candidates = [f.frame for f in found if f.face_up]
-    # A fresh picture each run: the crops' shrunk images are cached on it.
-    times["reader's looks"], (readings, _, called_backs) = _best(
-        lambda: face_up_readings(shipped(), Coarse(image, factor), candidates, max_pip=6), repeat)
+    candidates = [f.frame for f in found]
+    # A fresh picture each run: the crops' halved images are cached on it.
+    times["first look"], looked = _best(
+        lambda: first_look(shipped(), Coarse(image, factor), candidates), repeat)
+    times["face-up looks"], (readings, _) = _best(
+        lambda: face_up_readings(shipped(), Coarse(image, factor), looked, max_pip=6), repeat)
     times["choice"], chosen = _best(lambda: choose(readings, 0.5), repeat)
-    backs = [f.frame for f in found if not f.face_up] + called_backs
     times["backs"], _ = _best(
-        lambda: face_down(back_readings(shipped(), Coarse(image, factor), backs)[0],
+        lambda: face_down(back_readings(shipped(), Coarse(image, factor), looked)[0],
                           [r.frame for r in chosen], None), repeat)
     return times
 

@@ -25,7 +25,7 @@ from vision.scale import shrink_to
 CROP_WIDTH = 32  # px across the tile's short side
 CROP_HEIGHT = 64  # px along its long side
 CROP_EXTENT = 1.35  # the crop spans this many times the frame's extent each way
-AREA_SHRINK = 1.5  # frames shrunk more than this are sampled from an area-averaged image
+AREA_SHRINK = 1.5  # frames shrunk more than this are sampled from averaged pixels (`sampled_crop`)
 GEOMETRY_SIZE = 5  # (dx, dy, log half-width ratio, log half-length ratio, angle)
 
 
@@ -48,34 +48,65 @@ def crop(image: np.ndarray, frame: TileFrame) -> np.ndarray:
 
 
 def crops(
-    image: np.ndarray, frames: list[TileFrame], shrunk: dict[int, np.ndarray] | None = None
+    image: np.ndarray, frames: list[TileFrame], octaves: dict[int, np.ndarray] | None = None
 ) -> np.ndarray:
-    """uint8 (N, CROP_HEIGHT, CROP_WIDTH, 3) crops of `frames` in `image`.
-
-    Sampling a frame much larger than its crop with bilinear weights would skip pixels and alias
-    small pips away, so when the frames' median shrink exceeds `AREA_SHRINK` the image is first
-    averaged down (`vision.scale.shrink_to`, once for the whole batch) to about the crops' scale, in
-    steps of a quarter octave. `shrunk` keeps those images between batches of one image."""
+    """uint8 (N, CROP_HEIGHT, CROP_WIDTH, 3) crops of `frames` in `image` (`sampled_crop`);
+    `octaves` keeps `image` halved between batches of one image."""
     out = np.empty((len(frames), CROP_HEIGHT, CROP_WIDTH, 3), np.uint8)
-    if not frames:
-        return out
-    shrink = float(np.median([CROP_EXTENT * f.half_width / (CROP_WIDTH / 2) for f in frames]))
-    if shrink > AREA_SHRINK:
-        step = round(4 * math.log2(shrink))
-        shrink = 2.0 ** (step / 4)
-        height, width = image.shape[:2]
-        size = (max(1, round(width / shrink)), max(1, round(height / shrink)))
-        if shrunk is not None and step in shrunk:
-            image = shrunk[step]
-        else:
-            image = shrink_to(image, size)
-            if shrunk is not None:
-                shrunk[step] = image
-        fx, fy = size[0] / width, size[1] / height
-        frames = [_scaled(f, fx, fy) for f in frames]
+    octaves = {} if octaves is None else octaves
     for i, frame in enumerate(frames):
-        out[i] = crop(image, frame)
+        out[i] = sampled_crop(image, frame, octaves)
     return out
+
+
+def sampled_crop(image: np.ndarray, frame: TileFrame, octaves: dict[int, np.ndarray]) -> np.ndarray:
+    """`crop` of `frame`, from its pixels averaged when the frame is much larger than its crop.
+
+    Sampling a frame shrunk more than `AREA_SHRINK` with bilinear weights would skip pixels and
+    alias small pips away. Such a frame is cropped from its neighbourhood averaged down to about
+    the crop's scale, in steps of a quarter octave: `image` halved whole octaves (`_octave`, kept
+    in `octaves`), then the neighbourhood alone shrunk the quarters left (`vision.scale.shrink_to`).
+    So each crop depends on its frame and the image only, never on the frames cropped beside it
+    (a frame round the whole table does not blur the tiles of its batch), and costs about the
+    same whatever the frame's size."""
+    shrink = CROP_EXTENT * frame.half_width / (CROP_WIDTH / 2)  # image px per crop px
+    if shrink <= AREA_SHRINK:
+        return crop(image, frame)
+    octave, quarters = divmod(round(4 * math.log2(shrink)), 4)
+    source = _octave(image, octave, octaves)
+    frame = _scaled(frame, source.shape[1] / image.shape[1], source.shape[0] / image.shape[0])
+    if quarters == 0:
+        return crop(source, frame)
+    # The crop's outline in `source`, with room for its bilinear samples after the shrink.
+    outline = crop_outline(frame)
+    margin = 2 * 2 ** (quarters / 4) + 2
+    x0, y0 = np.maximum(np.floor(outline.min(axis=0) - margin), 0).astype(int)
+    x1, y1 = np.minimum(np.ceil(outline.max(axis=0) + margin), source.shape[1::-1]).astype(int)
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return crop(source, frame)  # the crop lies outside the image: grey
+    near = source[y0:y1, x0:x1]
+    size = (max(1, round((x1 - x0) / 2 ** (quarters / 4))), max(1, round((y1 - y0) / 2 ** (quarters / 4))))
+    shrunk = shrink_to(near, size)
+    moved = TileFrame(frame.center - np.array([x0, y0], np.float32), frame.across, frame.half_width,
+                      frame.half_length)
+    return crop(shrunk, _scaled(moved, size[0] / (x1 - x0), size[1] / (y1 - y0)))
+
+
+def crop_outline(frame: TileFrame) -> np.ndarray:
+    """float32 (4, 2): the corners of the area `crop` samples around `frame`."""
+    return TileFrame(frame.center, frame.across, CROP_EXTENT * frame.half_width,
+                     CROP_EXTENT * frame.half_length).corners()
+
+
+def _octave(image: np.ndarray, octave: int, octaves: dict[int, np.ndarray]) -> np.ndarray:
+    """`image` halved `octave` times, each a 2x2 average of the last, kept in `octaves`."""
+    if octave == 0:
+        return image
+    if octave not in octaves:
+        above = _octave(image, octave - 1, octaves)
+        octaves[octave] = cv2.resize(above, (max(1, above.shape[1] // 2), max(1, above.shape[0] // 2)),
+                                     interpolation=cv2.INTER_AREA)
+    return octaves[octave]
 
 
 def _scaled(frame: TileFrame, fx: float, fy: float) -> TileFrame:

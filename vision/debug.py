@@ -7,7 +7,7 @@ import numpy as np
 
 from vision.background import UNCHANGED
 from vision.geometry import frame_from_corners
-from vision.pipeline import REPEAT
+from vision.pipeline import OFF_SIZE, REPEAT
 from vision.types import TableView
 
 
@@ -20,9 +20,10 @@ def draw_view(image_bgr: np.ndarray, view: TableView) -> np.ndarray:
     # Every candidate the reader looked at, thin, coloured by its verdict: grey for not a tile,
     # purple for a back, yellow for a face-up tile it did not keep (a kept one is drawn over it),
     # orange for a tile read where nothing changed since the background was taken, red for a
-    # second reading of a tile the set holds once.
+    # second reading of a tile the set holds once, blue for a reading not the set's size.
     colours = {"not a tile": (150, 150, 150), "face-down": (160, 0, 160), "face-up": (0, 220, 255),
-               UNCHANGED: (0, 120, 255), REPEAT: (0, 0, 230)}
+               UNCHANGED: (0, 120, 255), REPEAT: (0, 0, 230),
+               OFF_SIZE: (255, 90, 0)}
     for verdict in view.candidates:
         corners = np.round(verdict.corners).astype(np.int32)
         colour = colours.get(verdict.kind, (255, 255, 255))

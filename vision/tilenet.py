@@ -35,6 +35,9 @@ OUTPUTS = ("kind", "top", "bottom", "geometry")
 MODEL_DIR = Path(__file__).resolve().parent / "models"
 MODEL_FILE = "tilenet.onnx"
 MANIFEST_FILE = "manifest.json"
+# The views of a crop `TileNet.read_mirrored` reads: steps along its rows and its columns (-1:
+# reversed). Upright, turned half round, mirrored across (its halves stay), mirrored along (they swap).
+MIRRORS = ((1, 1), (-1, -1), (1, -1), (-1, 1))
 BATCH = 256  # crops per forward pass: bounds the memory a frame full of candidates can take
 
 
@@ -102,6 +105,23 @@ class TileNet:
         kind, top, bottom, geometry = (np.concatenate([p[i] for p in parts]) for i in range(4))
         t = self.temperature
         return Readings(softmax(kind, t), softmax(top, t), softmax(bottom, t), geometry.astype(np.float32))
+
+    def read_mirrored(self, batch: np.ndarray) -> Readings:
+        """Readings of uint8 (N, CROP_HEIGHT, CROP_WIDTH, 3) crops, each read as it is, turned half
+        round, and mirrored across and along (`MIRRORS`), and the four answers agreed: each
+        probability the geometric mean of the four, normalised. A tile reads the same in every
+        view (its halves swap places when turned or mirrored along), a misread seldom does. The
+        geometry is the upright view's."""
+        views = [self.read(np.ascontiguousarray(batch[:, ::rows, ::columns])) for rows, columns in MIRRORS]
+
+        def agreed(probabilities: list[np.ndarray]) -> np.ndarray:
+            log = np.mean([np.log(np.maximum(p, 1e-12)) for p in probabilities], axis=0)
+            return softmax(log)
+
+        halves = [(v.bottom, v.top) if rows < 0 else (v.top, v.bottom)
+                  for v, (rows, _) in zip(views, MIRRORS, strict=True)]
+        return Readings(agreed([v.kind for v in views]), agreed([top for top, _ in halves]),
+                        agreed([bottom for _, bottom in halves]), views[0].geometry)
 
     def _forward(self, x: np.ndarray) -> list[np.ndarray]:
         out = self.net.run(x)

@@ -51,7 +51,9 @@ class Verdict:
     (`vision.background.UNCHANGED`), a face-up reading dropped because its place had not changed
     since the background was taken, and `confidence` the share of its cells that had; or `kind`
     "repeat" (`vision.pipeline.REPEAT`), a face-up reading dropped because a likelier one read the
-    same tile of a set that holds it once, and `confidence` its own."""
+    same tile of a set that holds it once, and `confidence` its own; or `kind` "not the set's
+    size" (`vision.pipeline.OFF_SIZE`), a face-up reading dropped because its size is not that of
+    the other tiles read, and `confidence` its own."""
 
     corners: np.ndarray = field(repr=False)
     kind: str

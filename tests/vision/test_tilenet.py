@@ -10,13 +10,14 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.vision.conftest import Painted, paint_tile, table
 from vision.crops import CROP_HEIGHT, CROP_WIDTH, crop, geometry_target, refined
 from vision.errors import VisionError
 from vision.finder import FINDER_FILE, TileFinder
-from vision.geometry import TileFrame
+from vision.geometry import TileFrame, frame_from_corners
 from vision.tilenet import (
     KINDS,
     MANIFEST_FILE,
@@ -58,6 +59,32 @@ def test_the_model_reads_a_batch_in_opencv_with_probabilities() -> None:
         np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, atol=1e-4)
     assert readings.geometry.shape == (5, 5)
     assert len(shipped().read(batch[:0])) == 0
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**31 - 1))
+def test_a_crop_read_four_ways_reads_the_same_turned_half_round_with_its_halves_swapped(seed: int) -> None:
+    """`read_mirrored` agrees the four views of a crop, so the crop turned half round (the same four
+    views) gives the same answer, its top half's pips now the bottom's."""
+    rng = np.random.default_rng(seed)
+    image = rng.integers(0, 256, (3, CROP_HEIGHT, CROP_WIDTH, 3), dtype=np.uint8)
+    upright = shipped().read_mirrored(image)
+    turned = shipped().read_mirrored(np.ascontiguousarray(image[:, ::-1, ::-1]))
+    np.testing.assert_allclose(turned.kind, upright.kind, atol=1e-5)
+    np.testing.assert_allclose(turned.top, upright.bottom, atol=1e-5)
+    np.testing.assert_allclose(turned.bottom, upright.top, atol=1e-5)
+    for probabilities in (upright.kind, upright.top, upright.bottom):
+        np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, atol=1e-4)
+
+
+def test_a_painted_tile_read_four_ways_keeps_its_pips() -> None:
+    image = table(400, 300, seed=3)
+    painted = Painted(2, 5, (200, 150), 0.0, 30)
+    paint_tile(image, painted)
+    crop_of_tile = crop(image, frame_from_corners(painted.corners().astype(np.float32)))[None]
+    read = shipped().read_mirrored(crop_of_tile)
+    assert sorted((int(read.top[0].argmax()), int(read.bottom[0].argmax()))) == [2, 5]
+    assert int(read.kind[0].argmax()) == KINDS.index("face-up")
 
 
 def test_a_missing_or_mismatched_model_is_a_vision_error(tmp_path) -> None:
