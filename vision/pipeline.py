@@ -276,13 +276,14 @@ def settle(net: TileNet, picture: Coarse, looked: Looked, *, kind: int = FACE_UP
 def second_opinion(net: TileNet, picture: Coarse, frames: list[TileFrame], readings: Readings, *,
                    max_pip: int) -> Readings:
     """`readings` of `frames`, each less than `SECOND_OPINION_BELOW` sure of a face-up tile and its
-    pips read again from its crop seen four ways (`TileNet.read_mirrored`)."""
+    pips read again from its crop seen four ways (`TileNet.read_mirrored`); its reading is the
+    upright view's (a crop depends on its frame alone, `vision.crops.sampled_crop`)."""
     sure = np.array([readings.kind[i, FACE_UP] * read_pips(readings, i, max_pip)[2]
                      for i in range(len(frames))])
     doubt = np.nonzero(sure < SECOND_OPINION_BELOW)[0]
     if not len(doubt):
         return readings
-    second = net.read_mirrored(picture.crops([frames[i] for i in doubt.tolist()]))
+    second = net.read_mirrored(picture.crops([frames[i] for i in doubt.tolist()]), readings.rows(doubt))
     agreed = {name: getattr(readings, name).copy() for name in ("kind", "top", "bottom")}
     for name, values in agreed.items():
         values[doubt] = getattr(second, name)
@@ -333,7 +334,12 @@ def face_down(backs: list[TileFrame], face_up: list[TileFrame], length: float | 
     if not kept:
         return []
     sets_width = float(np.median([f.half_width for f in face_up])) if face_up else kept[0].half_width
-    return [b for b in kept if abs(math.log(b.half_width / sets_width)) <= SET_SIZE_SPREAD]
+    return [b for b in kept if _of_width(b, sets_width)]
+
+
+def _of_width(frame: TileFrame, sets_width: float) -> bool:
+    """Whether `frame`'s half-width is within `SET_SIZE_SPREAD` of the set's."""
+    return abs(math.log(frame.half_width / sets_width)) <= SET_SIZE_SPREAD
 
 
 def of_the_sets_size(readings: list[Reading]) -> tuple[list[Reading], list[Reading]]:
@@ -343,7 +349,7 @@ def of_the_sets_size(readings: list[Reading]) -> tuple[list[Reading], list[Readi
     if len(readings) < SET_SIZE_QUORUM:
         return readings, []
     sets_width = float(np.median([r.frame.half_width for r in readings]))
-    of_size = [abs(math.log(r.frame.half_width / sets_width)) <= SET_SIZE_SPREAD for r in readings]
+    of_size = [_of_width(r.frame, sets_width) for r in readings]
     return ([r for r, ok in zip(readings, of_size, strict=True) if ok],
             [r for r, ok in zip(readings, of_size, strict=True) if not ok])
 

@@ -106,13 +106,16 @@ class TileNet:
         t = self.temperature
         return Readings(softmax(kind, t), softmax(top, t), softmax(bottom, t), geometry.astype(np.float32))
 
-    def read_mirrored(self, batch: np.ndarray) -> Readings:
+    def read_mirrored(self, batch: np.ndarray, upright: Readings | None = None) -> Readings:
         """Readings of uint8 (N, CROP_HEIGHT, CROP_WIDTH, 3) crops, each read as it is, turned half
         round, and mirrored across and along (`MIRRORS`), and the four answers agreed: each
         probability the geometric mean of the four, normalised. A tile reads the same in every
         view (its halves swap places when turned or mirrored along), a misread seldom does. The
-        geometry is the upright view's."""
-        views = [self.read(np.ascontiguousarray(batch[:, ::rows, ::columns])) for rows, columns in MIRRORS]
+        geometry is the upright view's. `upright`: the crops' own readings, when the caller has
+        them already (the upright view is then not read again)."""
+        views = [upright if upright is not None and (rows, columns) == (1, 1)
+                 else self.read(np.ascontiguousarray(batch[:, ::rows, ::columns]))
+                 for rows, columns in MIRRORS]
 
         def agreed(probabilities: list[np.ndarray]) -> np.ndarray:
             log = np.mean([np.log(np.maximum(p, 1e-12)) for p in probabilities], axis=0)
