@@ -14,9 +14,10 @@ out from training), which stages it passed:
   `settle` from those it may see a face-up tile in) a frame holds the tile (centre
   within half a half-width, axis within 20 degrees);
 - `read`: the reader's final answer (`read_image`) has the tile, values included;
-- `at its frame`: the reader, shown the tile's true frame, reads it right and sure enough to keep,
-  with its second opinion when unsure, as the read asks it (`vision.pipeline.second_opinion`):
-  what a perfect finder would leave to the reader.
+- `at its frame`: the reader, shown the tile's true frame, reads it right and sure enough to keep
+  (`Reading.is_tile`, and `read_image`'s `min_confidence`), with its second opinion when unsure,
+  as the read asks it (`vision.pipeline.second_opinion`): what a perfect finder would leave to
+  the reader.
 
 It reports each stage's share of all tiles, broken down by camera and by textured surface, so a
 change to one stage can be measured where it matters.
@@ -38,7 +39,7 @@ import numpy as np
 
 from vision.finder import shipped_finder
 from vision.geometry import frame_from_corners
-from vision.pipeline import MIN_FACE_UP, coarse, first_look, read_pips, second_opinion, settle
+from vision.pipeline import Reading, coarse, first_look, read_pips, second_opinion, settle
 from vision.progress import progress
 from vision.read import read_image
 from vision.tilenet import FACE_UP, shipped
@@ -89,8 +90,9 @@ def stage_of_seed(seed: int) -> dict[str, Any]:
         at_truth = second_opinion(net, picture, [truth], net.read(picture.crops([truth])), max_pip=max_pip)
         top, bottom, pips = read_pips(at_truth, 0, max_pip)
         face_up = float(at_truth.kind[0, FACE_UP])
-        passed["at its frame"] = ({top, bottom} == {tile["a"], tile["b"]} and face_up >= MIN_FACE_UP
-                                  and face_up * pips >= KEPT)
+        reading = Reading(truth, top, bottom, face_up * pips, face_up)
+        passed["at its frame"] = ({top, bottom} == {tile["a"], tile["b"]} and reading.is_tile()
+                                  and reading.confidence >= KEPT)
         tiles.append({"tile": tile["tile"], "passed": passed, "half_width": truth.half_width})
     return {"seed": seed, "camera": labels["camera"], "textured": labels["textured"],
             "surface": labels["surface"], "candidates": len(found), "tiles": tiles}

@@ -179,10 +179,6 @@ def _pale_one_pip_tile(*, grain: bool) -> tuple[np.ndarray, TileFrame]:
     return image, frame_from_corners(painted.corners().astype(np.float32))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the wider tile reader (24-96 channels, issue 14) reads this pale sky-blue pip as blank (0-5), "
-    "as the two readers before the narrower one fitted on 1,500 tables did; that one read it: a pip "
-    "on the edge that flips from fit to fit; see README, Limits today"))
 def test_a_pale_pip_is_read_on_a_clean_face():
     """Blur lowers a small sky-blue pip's darkest point far below a black pip's: still a pip."""
     image, _ = _pale_one_pip_tile(grain=False)
