@@ -39,7 +39,7 @@ import numpy as np
 
 from vision.finder import shipped_finder
 from vision.geometry import frame_from_corners
-from vision.pipeline import Reading, coarse, first_look, read_pips, second_opinion, settle
+from vision.pipeline import coarse, first_look, reading_at, second_opinion, settle
 from vision.progress import progress
 from vision.read import read_image
 from vision.tilenet import FACE_UP, shipped
@@ -88,11 +88,9 @@ def stage_of_seed(seed: int) -> dict[str, Any]:
             for top, bottom, f in seen
         )
         at_truth = second_opinion(net, picture, [truth], net.read(picture.crops([truth])), max_pip=max_pip)
-        top, bottom, pips = read_pips(at_truth, 0, max_pip)
-        face_up = float(at_truth.kind[0, FACE_UP])
-        reading = Reading(truth, top, bottom, face_up * pips, face_up)
-        passed["at its frame"] = ({top, bottom} == {tile["a"], tile["b"]} and reading.is_tile()
-                                  and reading.confidence >= KEPT)
+        reading = reading_at(truth, at_truth, 0, max_pip)
+        passed["at its frame"] = ({reading.top, reading.bottom} == {tile["a"], tile["b"]}
+                                  and reading.is_tile() and reading.confidence >= KEPT)
         tiles.append({"tile": tile["tile"], "passed": passed, "half_width": truth.half_width})
     return {"seed": seed, "camera": labels["camera"], "textured": labels["textured"],
             "surface": labels["surface"], "candidates": len(found), "tiles": tiles}

@@ -78,7 +78,7 @@ def sampled_crop(image: np.ndarray, frame: TileFrame, octaves: dict[int, np.ndar
     if quarters == 0:
         return crop(source, frame)
     # The crop's outline in `source`, with room for its bilinear samples after the shrink.
-    outline = crop_outline(frame)
+    outline = _crop_outline(frame)
     margin = 2 * 2 ** (quarters / 4) + 2
     x0, y0 = np.maximum(np.floor(outline.min(axis=0) - margin), 0).astype(int)
     x1, y1 = np.minimum(np.ceil(outline.max(axis=0) + margin), source.shape[1::-1]).astype(int)
@@ -92,7 +92,7 @@ def sampled_crop(image: np.ndarray, frame: TileFrame, octaves: dict[int, np.ndar
     return crop(shrunk, _scaled(moved, size[0] / (x1 - x0), size[1] / (y1 - y0)))
 
 
-def crop_outline(frame: TileFrame) -> np.ndarray:
+def _crop_outline(frame: TileFrame) -> np.ndarray:
     """float32 (4, 2): the corners of the area `crop` samples around `frame`."""
     return TileFrame(frame.center, frame.across, CROP_EXTENT * frame.half_width,
                      CROP_EXTENT * frame.half_length).corners()

@@ -157,6 +157,14 @@ def read_pips(readings: Readings, index: int, max_pip: int) -> tuple[int, int, f
     return a, b, float(top[a] * bottom[b])
 
 
+def reading_at(frame: TileFrame, readings: Readings, index: int, max_pip: int) -> Reading:
+    """The reading of `frame` from `readings`' answer at `index`: its likeliest pips within the
+    set's 0..max_pip (`read_pips`), and how sure the reader is of a face-up tile and of them."""
+    a, b, pips = read_pips(readings, index, max_pip)
+    face_up = float(readings.kind[index, FACE_UP])
+    return Reading(frame, a, b, face_up * pips, face_up)
+
+
 def overlap(first: TileFrame, second: TileFrame) -> float:
     """Shared area over the smaller tile's area, 0..1."""
     apart = math.hypot(first.half_width, first.half_length) + math.hypot(second.half_width,
@@ -278,8 +286,7 @@ def second_opinion(net: TileNet, picture: Coarse, frames: list[TileFrame], readi
     """`readings` of `frames`, each less than `SECOND_OPINION_BELOW` sure of a face-up tile and its
     pips read again from its crop seen four ways (`TileNet.read_mirrored`); its reading is the
     upright view's (a crop depends on its frame alone, `vision.crops.sampled_crop`)."""
-    sure = np.array([readings.kind[i, FACE_UP] * read_pips(readings, i, max_pip)[2]
-                     for i in range(len(frames))])
+    sure = np.array([reading_at(frame, readings, i, max_pip).confidence for i, frame in enumerate(frames)])
     doubt = np.nonzero(sure < SECOND_OPINION_BELOW)[0]
     if not len(doubt):
         return readings
@@ -298,12 +305,7 @@ def face_up_readings(net: TileNet, picture: Coarse, looked: Looked, *,
     frames, readings = settled.frames, settled.readings
     readings = second_opinion(net, picture, frames, readings, max_pip=max_pip)
     verdicts = settled.dropped + _verdicts(picture, frames, readings, np.arange(len(frames)))
-    out = []
-    for i, frame in enumerate(frames):
-        a, b, pips = read_pips(readings, i, max_pip)
-        face_up = float(readings.kind[i, FACE_UP])
-        out.append(Reading(frame, a, b, face_up * pips, face_up))
-    return out, verdicts
+    return [reading_at(frame, readings, i, max_pip) for i, frame in enumerate(frames)], verdicts
 
 
 def _of_length(frame: TileFrame, length: float | None) -> bool:
