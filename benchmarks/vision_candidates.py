@@ -39,7 +39,7 @@ import numpy as np
 
 from vision.finder import shipped_finder
 from vision.geometry import frame_from_corners
-from vision.pipeline import coarse, first_look, reading_at, second_opinion, settle
+from vision.pipeline import MIN_CONFIDENCE, coarse, first_look, reading_at, second_opinion, settle
 from vision.progress import progress
 from vision.read import read_image
 from vision.tilenet import FACE_UP, shipped
@@ -47,7 +47,6 @@ from vision.tilenet import FACE_UP, shipped
 STAGES = ("near", "found", "settled", "read", "at its frame")
 SETTLED_REACH = 0.5  # half-widths: a settled frame this close to the tile's centre holds it
 SETTLED_DEGREES = 20.0
-KEPT = 0.5  # `read_image`'s default min_confidence
 
 
 def _inside(point: np.ndarray, corners: np.ndarray) -> bool:
@@ -90,7 +89,7 @@ def stage_of_seed(seed: int) -> dict[str, Any]:
         at_truth = second_opinion(net, picture, [truth], net.read(picture.crops([truth])), max_pip=max_pip)
         reading = reading_at(truth, at_truth, 0, max_pip)
         passed["at its frame"] = ({reading.top, reading.bottom} == {tile["a"], tile["b"]}
-                                  and reading.is_tile() and reading.confidence >= KEPT)
+                                  and reading.is_tile() and reading.confidence >= MIN_CONFIDENCE)
         tiles.append({"tile": tile["tile"], "passed": passed, "half_width": truth.half_width})
     return {"seed": seed, "camera": labels["camera"], "textured": labels["textured"],
             "surface": labels["surface"], "candidates": len(found), "tiles": tiles}

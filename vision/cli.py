@@ -1,5 +1,6 @@
 """`domino-referee vision read IMAGE... [--json] [--debug OUT.png] [--background EMPTY]
-[--one-set] [--calibration FILE]` and `vision eval DIR [--json] [--one-set]`.
+[--one-set] [--calibration FILE] [--min-confidence P]` and `vision eval DIR [--json] [--one-set]
+[--min-confidence P]`.
 
 OpenCV is imported inside the handlers so that `domino-referee --help` stays fast.
 """
@@ -14,6 +15,15 @@ from typing import Any
 
 ONE_SET_HELP = ("each image shows tiles of one set, each tile at most once: of two readings of one "
                 "tile the likelier is kept")
+MIN_CONFIDENCE_HELP = ("leave out readings the reader is less sure of than this calibrated probability, "
+                       "0..1 (default: vision.pipeline.MIN_CONFIDENCE)")
+
+
+def _min_confidence(args: argparse.Namespace) -> float:
+    """`--min-confidence`, else the reader's default (imported here: it loads OpenCV)."""
+    from vision.pipeline import MIN_CONFIDENCE
+
+    return MIN_CONFIDENCE if args.min_confidence is None else float(args.min_confidence)
 
 
 def register(subparsers: Any) -> None:
@@ -29,6 +39,7 @@ def register(subparsers: Any) -> None:
                       help="the same camera's picture of the table before any tile was laid face up: "
                            "face-up tiles read where nothing changed since are left out")
     read.add_argument("--one-set", action="store_true", help=ONE_SET_HELP)
+    read.add_argument("--min-confidence", type=float, metavar="P", help=MIN_CONFIDENCE_HELP)
     read.add_argument("--calibration", metavar="FILE",
                       help="the camera's calibration (`calibrate table`): the table is read on its own "
                            "plane, where every tile has one length however the camera leans")
@@ -38,6 +49,7 @@ def register(subparsers: Any) -> None:
     evaluate.add_argument("--json", action="store_true", help="print one JSON document")
     evaluate.add_argument("--max-pip", type=int, default=6, help="highest pip value of the set (6)")
     evaluate.add_argument("--one-set", action="store_true", help=ONE_SET_HELP)
+    evaluate.add_argument("--min-confidence", type=float, metavar="P", help=MIN_CONFIDENCE_HELP)
     evaluate.set_defaults(handler=run_eval)
 
 
@@ -62,7 +74,7 @@ def run_read(args: argparse.Namespace) -> int:
         path = Path(name)
         image = load_image(path)
         view = read_image(image, max_pip=args.max_pip, background=background, one_set=args.one_set,
-                          calibration=calibration)
+                          calibration=calibration, min_confidence=_min_confidence(args))
         documents[path.name] = view.to_json()
         if args.debug:
             out = _debug_path(args.debug, path, len(args.images) > 1)
@@ -94,7 +106,8 @@ def run_eval(args: argparse.Namespace) -> int:
     labels = load_labels(folder)
     scores = []
     for name, label in progress(sorted(labels.items()), total=len(labels), what="reading"):
-        view = read_image(load_image(folder / name), max_pip=args.max_pip, one_set=args.one_set)
+        view = read_image(load_image(folder / name), max_pip=args.max_pip, one_set=args.one_set,
+                          min_confidence=_min_confidence(args))
         scores.append(score_image(name, view.to_json(), label))
     total = summarise(scores)
     if args.json:

@@ -50,12 +50,20 @@ from vision.types import SeenTile, TableView, Verdict, tile_name
 # The reader's probability of a face-up tile (or, looking for backs, of a back) below which a
 # frame is not looked at again.
 FIRST_LOOK_MIN = 0.05
+# The calibrated confidence (face-up probability times the pips' joint probability) below which
+# a reading is left out: `read_image`'s default `min_confidence`. On widened tuning tables
+# 10000-11199 (never the held-out 0-999), told one set, the readings between 0.5 and 0.7 were
+# right 15 times and wrong 8, as calibrated, nearly all a webcam's blurred pips, and all wrong
+# ones but one were misreads of a tile that is there. For the referee a misread is a false
+# play, and a reading left out is read again from the next frame. From 0.5: tiles right
+# 8992 -> 8977, false 17 -> 9 (README, "Why a reading must be 0.7 sure").
+MIN_CONFIDENCE = 0.7
 # The reader's probability of a face-up tile below which a reading is no tile, whatever its pips:
 # a frame on a pattern's cell, two backs side by side or a card is taken for a tile at lower
 # probabilities. Tuned on widened tuning tables 10000-10099 (never the held-out 0-999): 0.95
 # kept precision 0.994 at recall 0.956 (0.99: 0.996 and 0.940; 0.5: 0.984 and 0.962). The pips'
-# own doubt stays with `min_confidence` (a pale pip read at 0.63 is a tile the reader is sure
-# of, unsure only of its value).
+# own doubt stays with `min_confidence` (a pale pip is a tile the reader is sure of, unsure only
+# of its value).
 MIN_FACE_UP = 0.95
 # ... unless the reader is at least this sure of a face-up tile and this sure of its pips, and
 # the pips are not all blank. A face in a colour the network saw least (blue, green, pink) lowers

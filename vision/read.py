@@ -16,7 +16,7 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.errors import VisionError
 from vision.geometry import TileFrame, frame_from_corners
-from vision.pipeline import read_checked
+from vision.pipeline import MIN_CONFIDENCE, read_checked
 from vision.rectify import read_on_table
 from vision.tilenet import MAX_PIPS
 from vision.types import SeenTile, TableView, tile_name
@@ -24,13 +24,14 @@ from vision.types import SeenTile, TableView, tile_name
 __all__ = ["SeenTile", "TableView", "VisionError", "read_image", "tile_name"]
 
 
-def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float = 0.5,
+def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float = MIN_CONFIDENCE,
                tile_length_px: float | None = None, background: np.ndarray | None = None,
                one_set: bool = False, calibration: Calibration | None = None) -> TableView:
     """Read every tile in `image_bgr` (uint8 (H, W, 3) BGR; grey and BGRA are converted).
 
-    `min_confidence` is the calibrated probability below which a reading is left out; a reading
-    the network is not sure is a tile at all goes too (`vision.pipeline.Reading.is_tile`).
+    `min_confidence` is the calibrated probability below which a reading is left out (0..1; by
+    default `vision.pipeline.MIN_CONFIDENCE`, 0.7); a reading the network is not sure is a tile
+    at all goes too (`vision.pipeline.Reading.is_tile`).
     `tile_length_px`, when the camera is calibrated, is a tile's long side in this image: a
     face-up reading far from that size (a heap of backs that looks like one big blank tile) is
     dropped, and one back's size comes from it even with no face-up tile in view.
@@ -46,12 +47,16 @@ def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float
     Any resolution is read at a bounded working scale (`vision.scale`); corners are this image's
     pixels. Raises `VisionError` naming what was wrong for None, a wrong dtype, shape or channel
     count, an empty, tiny or oversized image (or background, or one of another size), a
-    `tile_length_px` that is no positive number, or a calibration that is no `Calibration`, has
-    no invertible homography, is for pictures of another size, puts part of the table behind the
-    camera's horizon or comes with `tile_length_px`.
+    `min_confidence` that is no number from 0 to 1, a `tile_length_px` that is no positive
+    number, or a calibration that is no `Calibration`, has no invertible homography, is for
+    pictures of another size, puts part of the table behind the camera's horizon or comes with
+    `tile_length_px`.
     """
     if not isinstance(max_pip, int) or not 1 <= max_pip <= MAX_PIPS:
         raise VisionError(f"max_pip must be an integer from 1 to {MAX_PIPS}, got {max_pip!r}")
+    if not (isinstance(min_confidence, numbers.Real) and not isinstance(min_confidence, bool)
+            and 0.0 <= min_confidence <= 1.0):
+        raise VisionError(f"min_confidence must be a probability from 0 to 1, got {min_confidence!r}")
     if tile_length_px is not None and not (isinstance(tile_length_px, numbers.Real)
                                            and math.isfinite(tile_length_px) and tile_length_px > 0):
         raise VisionError(f"tile_length_px must be a positive number of pixels, got {tile_length_px!r}")

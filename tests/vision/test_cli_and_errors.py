@@ -29,6 +29,27 @@ def test_unreadable_frames_raise_vision_error(bad, says):
     assert isinstance(info.value, ValueError)
 
 
+@pytest.mark.parametrize("bad", [1.5, -0.1, float("nan"), "0.7", True, None])
+def test_a_min_confidence_that_is_no_probability_is_a_clear_error(bad):
+    image = table(texture="plain")
+    with pytest.raises(VisionError, match=r"min_confidence must be a probability from 0 to 1, got "):
+        read_image(image, min_confidence=bad)
+
+
+def test_read_and_eval_take_the_least_confidence_kept(tmp_path, capsys):
+    image = table(seed=2)
+    paint_tile(image, Painted(2, 5, (300, 300), 30, 40))
+    cv2.imwrite(str(tmp_path / "one.png"), image)
+    (tmp_path / "labels.json").write_text(json.dumps({"images": {"one.png": {"tiles": [{"tile": "2-5"}]}}}))
+    assert main(["vision", "read", str(tmp_path / "one.png"), "--json", "--min-confidence", "0"]) == 0
+    [tile] = json.loads(capsys.readouterr().out)["images"]["one.png"]["tiles"]
+    assert tile["tile"] == "2-5" and 0.0 <= tile["confidence"] <= 1.0
+    assert main(["vision", "eval", str(tmp_path), "--min-confidence", "0.0"]) == 0
+    assert "recall 1.000" in capsys.readouterr().out
+    assert main(["vision", "eval", str(tmp_path), "--min-confidence", "1.5"]) == 1
+    assert "min_confidence must be a probability from 0 to 1, got 1.5" in capsys.readouterr().err
+
+
 def test_corrupt_and_missing_files(tmp_path):
     broken = tmp_path / "broken.jpg"
     broken.write_bytes(b"\xff\xd8 not really a jpeg")
