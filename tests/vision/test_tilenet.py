@@ -137,12 +137,15 @@ def test_the_training_script_runs_a_few_steps_and_exports_a_readable_model(tmp_p
         import torch  # noqa: F401  (CI installs the train extra: its absence fails the run)
     pytest.importorskip("torch", reason="the train extra is not installed (pip install -e '.[train]')")
     from vision.train.fit import run
+    from vision.train.net import READER_DENSE, READER_SQUEEZE, READER_WIDTHS
 
     manifest = run(tmp_path, images=3, reader_images=1, epochs=1, jobs=1, max_steps=3, finder_steps=3)
     assert manifest["training"]["images"] == 3 and manifest["training"]["reader_images"] == 1
     assert manifest["bytes"] < MAX_MODEL_BYTES
     assert file_digest(tmp_path / MODEL_FILE) == manifest["sha256"]
     assert file_digest(tmp_path / FINDER_FILE) == manifest["finder"]["sha256"]
+    assert manifest["widths"] == list(READER_WIDTHS)
+    assert (manifest["squeeze"], manifest["dense"]) == (READER_SQUEEZE, READER_DENSE)
     reader = TileNet(tmp_path)
     assert len(reader.read(np.zeros((2, CROP_HEIGHT, CROP_WIDTH, 3), np.uint8))) == 2
     found = TileFinder(tmp_path).find(np.full((120, 200, 3), 128, np.uint8))
@@ -153,6 +156,15 @@ def test_the_training_script_runs_a_few_steps_and_exports_a_readable_model(tmp_p
     assert again["finder"] == {**manifest["finder"], "kept": True}
     assert file_digest(tmp_path / "again" / FINDER_FILE) == manifest["finder"]["sha256"]
     assert file_digest(tmp_path / "again" / MODEL_FILE) == again["sha256"]
+
+
+def test_the_shipped_manifest_gives_the_readers_whole_shape() -> None:
+    pytest.importorskip("torch", reason="the train extra is not installed (pip install -e '.[train]')")
+    from vision.train.net import TileReaderNet
+
+    manifest = json.loads((MODEL_DIR / MANIFEST_FILE).read_text())
+    net = TileReaderNet(tuple(manifest["widths"]), manifest["squeeze"], manifest["dense"])
+    assert sum(p.numel() for p in net.parameters()) == manifest["parameters"]
 
 
 @pytest.mark.parametrize("spoil", ["no manifest", "another finder"])

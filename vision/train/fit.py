@@ -67,7 +67,15 @@ from vision.tilenet import (
 )
 from vision.train.finder import FinderSamples, fit_finder, samples_of, validate_finder
 from vision.train.harvest import Harvest, Table, harvest_table, table_of
-from vision.train.net import READER_WIDTHS, TileFinderNet, TileReaderNet, augment, normalise
+from vision.train.net import (
+    READER_DENSE,
+    READER_SQUEEZE,
+    READER_WIDTHS,
+    TileFinderNet,
+    TileReaderNet,
+    augment,
+    normalise,
+)
 
 FIRST_SEED = 1_000_000  # training tables: far from every seed a benchmark or test reads
 VALIDATION_SHARE = 0.1
@@ -422,6 +430,8 @@ def run(
         "temperature": round(temperature, 4),
         "parameters": int(sum(p.numel() for p in model.parameters())),
         "widths": list(READER_WIDTHS),
+        "squeeze": READER_SQUEEZE,
+        "dense": READER_DENSE,
         "training": {
             "renderer": "even seeds: vision.synth.dataset.render_example; odd: vision.synth.widened",
             "first_seed": first_seed,

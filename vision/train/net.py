@@ -21,6 +21,8 @@ from vision.finder import GEOMETRY_CHANNELS, HEAT_CHANNELS
 from vision.tilenet import KINDS, MAX_PIPS
 
 READER_WIDTHS = (24, 40, 72, 96)  # the reader's four convolutions, input side first
+READER_SQUEEZE = 32  # channels of the 1x1 convolution before the dense layer
+READER_DENSE = 192  # units of the dense layer the four outputs share
 
 
 def _block(cin: int, cout: int, stride: int = 1, dilation: int = 1, kernel: int = 3) -> list[nn.Module]:
@@ -40,7 +42,8 @@ class TileReaderNet(nn.Module):
     and 2137 on 10300-10599 (told one set), these 2324 and 2147 (README, "Training the networks")."""
 
     def __init__(
-        self, widths: tuple[int, int, int, int] = READER_WIDTHS, squeeze: int = 32, hidden: int = 192
+        self, widths: tuple[int, int, int, int] = READER_WIDTHS, squeeze: int = READER_SQUEEZE,
+        hidden: int = READER_DENSE,
     ) -> None:
         super().__init__()
         first, second, third, fourth = widths
