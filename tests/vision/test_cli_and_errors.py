@@ -9,6 +9,8 @@ import sys
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from referee.app.cli import main
 from tests.vision.conftest import ROOT, Painted, paint_tile, table
@@ -34,6 +36,26 @@ def test_a_min_confidence_that_is_no_probability_is_a_clear_error(bad):
     image = table(texture="plain")
     with pytest.raises(VisionError, match=r"min_confidence must be a probability from 0 to 1, got "):
         read_image(image, min_confidence=bad)
+
+
+@pytest.fixture(scope="module")
+def three_tiles():
+    image = table(seed=3)
+    for painted in (Painted(2, 5, (250, 250), 30, 40), Painted(6, 6, (600, 300), 100, 40),
+                    Painted(0, 4, (420, 520), 10, 40)):
+        paint_tile(image, painted)
+    read_from_nothing = {t.tile for t in read_image(image, min_confidence=0.0).tiles}
+    assert read_from_nothing == {"2-5", "6-6", "0-4"}
+    return image, read_from_nothing
+
+
+@settings(max_examples=15, deadline=None)
+@given(least=st.floats(0.0, 1.0))
+def test_no_tile_read_is_less_sure_than_the_least_confidence_kept(three_tiles, least):
+    image, read_from_nothing = three_tiles
+    view = read_image(image, min_confidence=least)
+    assert all(tile.confidence >= least for tile in view.tiles)
+    assert {t.tile for t in view.tiles} <= read_from_nothing
 
 
 def test_read_and_eval_take_the_least_confidence_kept(tmp_path, capsys):
