@@ -10,8 +10,10 @@ dice, print and patterned cloth, and learned what a tile looks like.
 It was trained on tiles `LENGTHS` px long, so it looks at the image in a pyramid of halvings
 (`levels`): from `TOP_SIDE` px on the longer side (a small photo enlarged up to `MAX_ENLARGE`)
 down to `MIN_LEVEL_SIDE`, each level answering for the tiles of its lengths; a tile found at two
-levels is kept once (`one_per_tile`). With a calibration the tile's length is known and one
-level is enough: the one where a tile is `CALIBRATED_LEVEL_LENGTH` px long. Recall comes first:
+levels is kept once (`one_per_tile`). When the sure candidates are short at the top level
+(`SMALL_TILE_LENGTH`), the image is looked at once more, closer (`closer_scale`). With a
+calibration the tile's length is known and one level is enough: the one where a tile is
+`CALIBRATED_LEVEL_LENGTH` px long. Recall comes first:
 every cell at least `FOUND_MIN` sure and surer than its eight neighbours is a candidate, and the
 tile reader (`vision.tilenet`) decides.
 
@@ -56,6 +58,17 @@ MIN_LEVEL_SIDE = 64  # ... and halved while the longer side keeps this many px
 # 48 and 56 counted every row of a filmed hand's draws (`tests/vision/synth/test_tracker_table.py`).
 CALIBRATED_LEVEL_LENGTH = 48.0
 FOUND_MIN = 0.1  # a cell this sure of a centre, and surer than its neighbours, is a candidate
+# The finder frames fewer tiles shorter than this at the pyramid's top level (widened tuning
+# tables 10600-10899: 92 % of a camera's tiles 22-29 px long there, 97-99 % of longer ones).
+# When the median length of the candidates at least `SIZE_SURE` sure is shorter (and at least
+# `SIZE_QUORUM` of them give a median), the image is looked at once more at a scale where that
+# median is `CLOSER_LENGTH` px long, its longer side at most `CLOSER_MAX_SIDE` px: only pictures
+# of small tiles pay for the larger level.
+SMALL_TILE_LENGTH = 32.0
+CLOSER_LENGTH = 40.0
+CLOSER_MAX_SIDE = 1152
+SIZE_SURE = 0.5
+SIZE_QUORUM = 3
 SAME_TILE_REACH = 1.2  # candidates with centres this many half-widths apart ...
 SAME_TILE_SIZE = 1.65  # ... and half-widths within this ratio ...
 # ... and axes within this many radians frame one tile (`one_per_tile`). Halfway between one
@@ -199,11 +212,30 @@ class TileFinder:
             scales = [min(MAX_ENLARGE, CALIBRATED_LEVEL_LENGTH / tile_length_px)]
         else:
             scales = levels(image.shape)
+        found = self._at(image, scales, threshold)
+        if tile_length_px is None and (closer := closer_scale(found, image.shape, scales[0])) is not None:
+            found += self._at(image, [closer], threshold)
+        return one_per_tile(found)
+
+    def _at(self, image: np.ndarray, scales: list[float], threshold: float) -> list[Found]:
         found: list[Found] = []
         for level, factors in level_images(image, scales):
             heat, geometry = self.answer(level_input(level))
             found += decode(heat, geometry, factors, threshold)
-        return one_per_tile(found)
+        return found
+
+
+def closer_scale(found: list[Found], shape: tuple[int, ...], top: float) -> float | None:
+    """The scale of one more level when the sure candidates' median tile is shorter than
+    `SMALL_TILE_LENGTH` at the `top` level, else None."""
+    lengths = [2 * f.frame.half_length for f in found if f.score >= SIZE_SURE]
+    if len(lengths) < SIZE_QUORUM:
+        return None
+    length = float(np.median(lengths))
+    if length * top >= SMALL_TILE_LENGTH:
+        return None
+    scale = min(MAX_ENLARGE, CLOSER_LENGTH / length, CLOSER_MAX_SIDE / max(shape[0], shape[1]))
+    return scale if scale > top * 1.1 else None
 
 
 @cache

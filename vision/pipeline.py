@@ -4,7 +4,8 @@
    frame's pixels, and with a calibration a tile at most `WORK_TILE_LENGTH_PX` long). Every later
    stage sees this image only, so any input costs about what a 1080p frame does.
 2. `vision.finder.TileFinder.find`: every place a tile may lie, face up or face down, from a
-   network that looks at the whole image at a pyramid of scales. Recall first.
+   network that looks at the whole image at a pyramid of scales, and once more closer when the
+   tiles are small there. Recall first.
 3. `first_look`: the tile reader (`vision.tilenet`) looks once at an upright crop of each
    candidate, whichever of the finder's heats found it: the finder's face up or face down is
    only a hint (a face-up tile's heat can split between the two, as a plain back's does), and

@@ -12,7 +12,22 @@ from hypothesis import strategies as st
 
 from tests.vision.conftest import Painted, paint_tile, table
 from tests.vision.frames import tile_frame
-from vision.finder import MIN_LEVEL_SIDE, TOP_SIDE, Found, level_images, levels, one_per_tile, shipped_finder
+from vision.finder import (
+    CLOSER_LENGTH,
+    CLOSER_MAX_SIDE,
+    MAX_ENLARGE,
+    MIN_LEVEL_SIDE,
+    SIZE_QUORUM,
+    SIZE_SURE,
+    SMALL_TILE_LENGTH,
+    TOP_SIDE,
+    Found,
+    closer_scale,
+    level_images,
+    levels,
+    one_per_tile,
+    shipped_finder,
+)
 
 
 def test_the_pyramid_halves_from_the_top_level_down_to_the_smallest() -> None:
@@ -84,3 +99,44 @@ def test_the_shipped_finder_finds_each_painted_tile_at_its_place() -> None:
 def test_a_blank_image_has_no_tile_and_any_size_is_looked_at() -> None:
     for shape in [(16, 16, 3), (40, 700, 3), (1080, 1920, 3)]:
         assert [f for f in shipped_finder().find(np.full(shape, 128, np.uint8)) if f.score > 0.5] == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(half_width=st.floats(2.0, 80.0), count=st.integers(0, 8),
+       side=st.sampled_from([(360, 640), (1080, 1920), (3000, 4000)]))
+def test_small_tiles_are_looked_at_once_more_closer_and_at_a_bounded_size(half_width, count, side) -> None:
+    top = levels(side)[0]
+    sure = [Found(tile_frame(50 + 10 * i, 50, half_width, 0), True, SIZE_SURE) for i in range(count)]
+    unsure = [Found(tile_frame(50, 90, 1.0, 0), True, SIZE_SURE / 2)] * 5  # tiny, but not sure: no vote
+    closer = closer_scale(sure + unsure, side, top)
+    small = 4 * half_width * top < SMALL_TILE_LENGTH
+    if count < SIZE_QUORUM or not small:
+        assert closer is None
+        return
+    if closer is not None:
+        assert top < closer <= MAX_ENLARGE
+        assert max(side) * closer <= CLOSER_MAX_SIDE + 1e-6
+        assert 4 * half_width * closer <= CLOSER_LENGTH + 1e-6
+    else:  # already as large as the bounds allow
+        assert min(MAX_ENLARGE, CLOSER_LENGTH / (4 * half_width), CLOSER_MAX_SIDE / max(side)) <= top * 1.1
+
+
+@pytest.mark.parametrize(("half_width", "closer"), [(10.0, True), (40.0, False)])
+def test_only_a_picture_of_small_tiles_is_looked_at_once_more_closer(half_width, closer, monkeypatch) -> None:
+    image = table(1920, 1080, colour=(60, 110, 40), seed=2)
+    painted = [Painted(1, 3, (300, 250), 0.0, half_width), Painted(2, 5, (700, 400), 60.0, half_width),
+               Painted(6, 6, (1000, 250), 100.0, half_width), Painted(0, 4, (1300, 600), 30.0, half_width)]
+    for tile in painted:
+        paint_tile(image, tile)
+    finder = shipped_finder()
+    widths: list[int] = []
+    answer = finder.answer
+    monkeypatch.setattr(finder, "answer", lambda x: widths.append(x.shape[3]) or answer(x))
+    found = [f for f in finder.find(image) if f.face_up and f.score > 0.3]
+    pyramid = len(levels(image.shape))
+    assert len(widths) == pyramid + closer
+    if closer:  # one more level, larger than the pyramid's top and within its bound
+        assert widths[0] < widths[-1] <= CLOSER_MAX_SIDE + 64
+    for tile in painted:
+        centre = np.array(tile.center, np.float32)
+        assert any(np.linalg.norm(f.frame.center - centre) < 0.5 * tile.half_width for f in found), tile
