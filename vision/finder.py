@@ -69,6 +69,7 @@ CLOSER_LENGTH = 40.0
 CLOSER_MAX_SIDE = 1152
 SIZE_SURE = 0.5
 SIZE_QUORUM = 3
+CLOSER_STEP = 1.1  # a closer level within this ratio of the top one would see what it saw
 SAME_TILE_REACH = 1.2  # candidates with centres this many half-widths apart ...
 SAME_TILE_SIZE = 1.65  # ... and half-widths within this ratio ...
 # ... and axes within this many radians frame one tile (`one_per_tile`). Halfway between one
@@ -235,7 +236,7 @@ def closer_scale(found: list[Found], shape: tuple[int, ...], top: float) -> floa
     if length * top >= SMALL_TILE_LENGTH:
         return None
     scale = min(MAX_ENLARGE, CLOSER_LENGTH / length, CLOSER_MAX_SIDE / max(shape[0], shape[1]))
-    return scale if scale > top * 1.1 else None
+    return scale if scale > top * CLOSER_STEP else None
 
 
 @cache

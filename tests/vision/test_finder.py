@@ -15,6 +15,7 @@ from tests.vision.frames import tile_frame
 from vision.finder import (
     CLOSER_LENGTH,
     CLOSER_MAX_SIDE,
+    CLOSER_STEP,
     MAX_ENLARGE,
     MIN_LEVEL_SIDE,
     SIZE_QUORUM,
@@ -114,11 +115,12 @@ def test_small_tiles_are_looked_at_once_more_closer_and_at_a_bounded_size(half_w
         assert closer is None
         return
     if closer is not None:
-        assert top < closer <= MAX_ENLARGE
+        assert top * CLOSER_STEP < closer <= MAX_ENLARGE
         assert max(side) * closer <= CLOSER_MAX_SIDE + 1e-6
         assert 4 * half_width * closer <= CLOSER_LENGTH + 1e-6
     else:  # already as large as the bounds allow
-        assert min(MAX_ENLARGE, CLOSER_LENGTH / (4 * half_width), CLOSER_MAX_SIDE / max(side)) <= top * 1.1
+        bound = min(MAX_ENLARGE, CLOSER_LENGTH / (4 * half_width), CLOSER_MAX_SIDE / max(side))
+        assert bound <= top * CLOSER_STEP
 
 
 @pytest.mark.parametrize(("half_width", "closer"), [(10.0, True), (40.0, False)])
