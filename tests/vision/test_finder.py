@@ -10,20 +10,25 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import vision.finder
 from tests.vision.conftest import Painted, paint_tile, table
 from tests.vision.frames import tile_frame
 from vision.finder import (
+    ALIGN,
     CLOSER_LENGTH,
     CLOSER_MAX_SIDE,
+    CLOSER_REACH,
     CLOSER_STEP,
+    MARGIN,
     MAX_ENLARGE,
     MIN_LEVEL_SIDE,
     SIZE_QUORUM,
     SIZE_SURE,
     SMALL_TILE_LENGTH,
     TOP_SIDE,
+    CloserLook,
     Found,
-    closer_scale,
+    closer_look,
     level_images,
     levels,
     one_per_tile,
@@ -104,23 +109,35 @@ def test_a_blank_image_has_no_tile_and_any_size_is_looked_at() -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(half_width=st.floats(2.0, 80.0), count=st.integers(0, 8),
-       side=st.sampled_from([(360, 640), (1080, 1920), (3000, 4000)]))
-def test_small_tiles_are_looked_at_once_more_closer_and_at_a_bounded_size(half_width, count, side) -> None:
+       side=st.sampled_from([(360, 640), (1080, 1920), (3000, 4000)]),
+       corner=st.tuples(st.floats(-100.0, 4100.0), st.floats(-100.0, 3100.0)))
+def test_small_tiles_are_looked_at_once_more_closer_round_the_sure_ones_at_a_bounded_size(
+        half_width, count, side, corner) -> None:
     top = levels(side)[0]
-    sure = [Found(tile_frame(50 + 10 * i, 50, half_width, 0), True, SIZE_SURE) for i in range(count)]
-    unsure = [Found(tile_frame(50, 90, 1.0, 0), True, SIZE_SURE / 2)] * 5  # tiny, but not sure: no vote
-    closer = closer_scale(sure + unsure, side, top)
+    sure = [Found(tile_frame(corner[0] + 10 * i, corner[1], half_width, 0), True, SIZE_SURE)
+            for i in range(count)]
+    unsure = [Found(tile_frame(5, 5, 1.0, 0), True, SIZE_SURE / 2)] * 5  # tiny, but not sure: no vote
+    closer = closer_look(sure + unsure, side, top)
     small = 4 * half_width * top < SMALL_TILE_LENGTH
     if count < SIZE_QUORUM or not small:
         assert closer is None
         return
-    if closer is not None:
-        assert top * CLOSER_STEP < closer <= MAX_ENLARGE
-        assert max(side) * closer <= CLOSER_MAX_SIDE + 1e-6
-        assert 4 * half_width * closer <= CLOSER_LENGTH + 1e-6
-    else:  # already as large as the bounds allow
+    if closer is None:  # already as large as the bounds allow
         bound = min(MAX_ENLARGE, CLOSER_LENGTH / (4 * half_width), CLOSER_MAX_SIDE / max(side))
         assert bound <= top * CLOSER_STEP
+        return
+    assert top * CLOSER_STEP < closer.scale <= MAX_ENLARGE
+    assert max(side) * closer.scale <= CLOSER_MAX_SIDE + 1e-6
+    assert 4 * half_width * closer.scale <= CLOSER_LENGTH + 1e-6
+    left, upper, right, lower = closer.window
+    assert 0 <= left < right <= side[1] and 0 <= upper < lower <= side[0]  # never empty, within the image
+    reach = CLOSER_REACH * 4 * half_width  # every sure centre, and that much round it within the image
+    for found in sure:
+        x, y = found.frame.center
+        if 0 <= x < side[1]:
+            assert left <= max(0.0, x - reach) and min(side[1], x + reach) <= right
+        if 0 <= y < side[0]:
+            assert upper <= max(0.0, y - reach) and min(side[0], y + reach) <= lower
 
 
 @pytest.mark.parametrize(("half_width", "closer"), [(10.0, True), (40.0, False)])
@@ -131,14 +148,53 @@ def test_only_a_picture_of_small_tiles_is_looked_at_once_more_closer(half_width,
     for tile in painted:
         paint_tile(image, tile)
     finder = shipped_finder()
-    widths: list[int] = []
+    sizes: list[tuple[int, int]] = []
     answer = finder.answer
-    monkeypatch.setattr(finder, "answer", lambda x: widths.append(x.shape[3]) or answer(x))
+    monkeypatch.setattr(finder, "answer", lambda x: sizes.append(x.shape[2:]) or answer(x))
+    looks: list[CloserLook | None] = []
+    look = vision.finder.closer_look
+    monkeypatch.setattr(vision.finder, "closer_look", lambda *args: looks.append(look(*args)) or looks[-1])
     found = [f for f in finder.find(image) if f.face_up and f.score > 0.3]
     pyramid = len(levels(image.shape))
-    assert len(widths) == pyramid + closer
-    if closer:  # one more level, larger than the pyramid's top and within its bound
-        assert widths[0] < widths[-1] <= CLOSER_MAX_SIDE + 64
+    assert len(sizes) == pyramid + closer
+    if closer:  # one more level, larger than the pyramid's top, over the box round the tiles alone
+        assert looks[-1] is not None
+        left, upper, right, lower = looks[-1].window
+        assert all(left < tile.center[0] < right and upper < tile.center[1] < lower for tile in painted)
+        assert right - left < 1920 * 3 // 4 and lower - upper < 1080 * 3 // 4
+        assert looks[-1].scale > levels(image.shape)[0]
+        for side, (start, end) in zip(sizes[-1], [(upper, lower), (left, right)], strict=True):
+            window = (end - start) * looks[-1].scale + 2 * MARGIN  # level px, and its grey margin
+            assert window <= side < window + 2 * ALIGN + 1  # its corner on the grid, its side aligned
     for tile in painted:
         centre = np.array(tile.center, np.float32)
         assert any(np.linalg.norm(f.frame.center - centre) < 0.5 * tile.half_width for f in found), tile
+
+
+def test_the_closer_window_is_answered_as_the_whole_level_would_be() -> None:
+    image = table(1920, 1080, colour=(60, 110, 40), seed=3)
+    painted = [Painted(1, 3, (500, 400), 20.0, 10.0), Painted(5, 5, (640, 470), 80.0, 10.0),
+               Painted(2, 4, (820, 380), 0.0, 10.0), Painted(0, 6, (1500, 900), 45.0, 10.0)]
+    for tile in painted:
+        paint_tile(image, tile)
+    finder = shipped_finder()
+    scale = 0.6
+    window = CloserLook(scale, (301, 203, 1101, 703))  # round the first three tiles, off the grid
+    inside = finder._closer(image, window, 0.2)
+    whole = finder._at(image, [scale], 0.2)
+    left, upper, right, lower = window.window
+    def well_inside(found: Found) -> bool:  # further from the window's edges than the network sees
+        x, y = found.frame.center
+        return left + 80 < x < right - 80 and upper + 80 < y < lower - 80
+
+    def key(found: Found) -> tuple[bool, int, int]:
+        return found.face_up, round(float(found.frame.center[0])), round(float(found.frame.center[1]))
+
+    expected = sorted((f for f in whole if well_inside(f)), key=key)
+    got = sorted((f for f in inside if well_inside(f)), key=key)
+    assert len(expected) >= 3 and len(got) == len(expected)
+    for a, b in zip(got, expected, strict=True):
+        assert a.face_up == b.face_up and abs(a.score - b.score) < 1e-3
+        assert np.allclose(a.frame.center, b.frame.center, atol=0.05)
+        assert abs(a.frame.half_length - b.frame.half_length) < 0.05
+    assert not any(f.frame.center[0] > 1200 for f in inside)  # the fourth tile lies outside the window
