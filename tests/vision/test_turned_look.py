@@ -1,0 +1,71 @@
+"""The second look at candidates a quarter turn off (`vision.pipeline.turned_frames`): the finder's
+axis is now and then across the tile, and the reader sees no tile in such a frame."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import vision.finder
+from tests.vision.conftest import Painted, paint_tile, table
+from tests.vision.frames import tile_frame
+from vision.finder import Found
+from vision.geometry import TileFrame
+from vision.pipeline import SET_SIZE_QUORUM, TURNED_LOOK_MIN, Reading, turned_frames
+from vision.read import read_image
+
+READ = [Reading(tile_frame(100 + 60 * i, 100, 10.0 + i, 0), 1, i, 0.99) for i in range(SET_SIZE_QUORUM)]
+
+
+@given(x=st.floats(0, 400), y=st.floats(0, 300), degrees=st.floats(0, 180), half_width=st.floats(3, 40),
+       score=st.floats(0, 1), readings=st.integers(0, SET_SIZE_QUORUM))
+def test_an_unexplained_sure_candidate_is_looked_at_turned_a_quarter_at_the_sets_size(
+        x, y, degrees, half_width, score, readings) -> None:
+    candidate = Found(tile_frame(x, y, half_width, degrees), True, score)
+    turned = turned_frames([candidate], READ[:readings])
+    def covers(reading: Reading) -> bool:
+        offset = candidate.frame.center - reading.frame.center
+        return (abs(float(np.dot(offset, reading.frame.across))) < reading.frame.half_width
+                and abs(float(np.dot(offset, reading.frame.along))) < reading.frame.half_length)
+
+    covered = any(covers(r) for r in READ[:readings])
+    if readings < SET_SIZE_QUORUM or score < TURNED_LOOK_MIN or covered:
+        assert turned == []
+        return
+    [frame] = turned
+    assert np.allclose(frame.center, candidate.frame.center)
+    assert abs(float(np.dot(frame.across, candidate.frame.across))) < 1e-5  # a quarter turn
+    assert frame.half_width == 11.0 and frame.half_length == 22.0  # the readings' median size
+
+
+@pytest.mark.parametrize(("a", "b", "read"), [(0, 4, True), (0, 0, False)])
+def test_a_tile_the_finder_frames_across_is_read_from_its_turned_frame_unless_blank(
+        a: int, b: int, read: bool, monkeypatch) -> None:
+    image = table(900, 600, colour=(60, 110, 40), seed=4)
+    painted = [Painted(1, 3, (200, 200), 0.0, 20.0), Painted(2, 5, (450, 200), 0.0, 20.0),
+               Painted(6, 6, (700, 200), 0.0, 20.0), Painted(a, b, (450, 420), 30.0, 20.0)]
+    for tile in painted:
+        paint_tile(image, tile)
+    finder = vision.finder.shipped_finder()
+    find = finder.find
+
+    def across_the_last_tile(picture: np.ndarray, **kwargs: object) -> list[Found]:
+        """The shipped finder's answer, less the last tile's candidates, plus one frame across it."""
+        last = np.array(painted[-1].center, np.float32)
+        kept = [f for f in find(picture, **kwargs)  # type: ignore[arg-type]
+                if np.linalg.norm(f.frame.center - last) > painted[-1].half_width]
+        along = tile_frame(*painted[-1].center, 20.0, 30.0)
+        return [*kept, Found(TileFrame(along.center, along.along, 20.0, 40.0), True, 0.3)]
+
+    monkeypatch.setattr(finder, "find", across_the_last_tile)
+    seen = {tile.tile for tile in read_image(image).tiles}
+    assert seen == {"1-3", "2-5", "6-6"} | ({f"{a}-{b}"} if read else set())
+    monkeypatch.setattr("vision.pipeline.TURNED_LOOK_MIN", math.inf)  # no second look: the tile is lost
+    assert {tile.tile for tile in read_image(image).tiles} == {"1-3", "2-5", "6-6"}
+    # A blank is lost only to the turned look: framed along, it is read.
+    monkeypatch.setattr(finder, "find", find)
+    assert f"{a}-{b}" in {tile.tile for tile in read_image(image).tiles}
