@@ -123,7 +123,7 @@ OFF_SIZE = "not the set's size"
 # at the set's size (the median of at least `SET_SIZE_QUORUM` readings kept): `turned_frames`.
 # Told one set, on tuning tables 10000-10299 (never the held-out 0-999): 2361 -> 2370 tiles
 # right, 3 -> 3 false; 10300-10599 and 10600-11199, not looked at when choosing 0.2: 2173 -> 2185
-# and 4500 -> 4521 right, 3 -> 3 and 4 -> 5 false; CPU per read +5-8 % at the median. With no
+# and 4500 -> 4521 right, 3 -> 3 and 4 -> 5 false; CPU per read +3-8 % at the median. With no
 # least score (and the off-size candidates also looked at resized), 2373 on 10000-10299 for 34 %
 # more CPU.
 TURNED_LOOK_MIN = 0.2
