@@ -335,10 +335,10 @@ def turned_frames(found: list[Found], readings: list[Reading]) -> list[TileFrame
     reading covers, each turned a quarter about its centre and given the median size of
     `readings` (none with fewer than `SET_SIZE_QUORUM`)."""
     sure = [f.frame for f in found if f.score >= TURNED_LOOK_MIN]
-    if len(readings) < SET_SIZE_QUORUM or not sure:
+    size = sets_size(readings)
+    if size is None or not sure:
         return []
-    half_width = float(np.median([r.frame.half_width for r in readings]))
-    half_length = float(np.median([r.frame.half_length for r in readings]))
+    half_width, half_length = size
     covered = inside_any(np.array([frame.center for frame in sure], np.float32), [r.frame for r in readings])
     return [TileFrame(frame.center, frame.along, half_width, half_length)
             for frame, explained in zip(sure, covered, strict=True) if not explained]
@@ -394,14 +394,23 @@ def _of_width(frame: TileFrame, sets_width: float) -> bool:
     return abs(math.log(frame.half_width / sets_width)) <= SET_SIZE_SPREAD
 
 
+def sets_size(readings: list[Reading]) -> tuple[float, float] | None:
+    """The set's half-width and half-length: the medians of `readings`' frames (every tile of a
+    set has one size), or None when fewer than `SET_SIZE_QUORUM` give no median to go by."""
+    if len(readings) < SET_SIZE_QUORUM:
+        return None
+    return (float(np.median([r.frame.half_width for r in readings])),
+            float(np.median([r.frame.half_length for r in readings])))
+
+
 def of_the_sets_size(readings: list[Reading]) -> tuple[list[Reading], list[Reading]]:
     """`readings` split into those of the set's size and those off it by more than
     `SET_SIZE_SPREAD` from their median half-width; all are of the set's size when fewer than
     `SET_SIZE_QUORUM`."""
-    if len(readings) < SET_SIZE_QUORUM:
+    size = sets_size(readings)
+    if size is None:
         return readings, []
-    sets_width = float(np.median([r.frame.half_width for r in readings]))
-    of_size = [_of_width(r.frame, sets_width) for r in readings]
+    of_size = [_of_width(r.frame, size[0]) for r in readings]
     return ([r for r, ok in zip(readings, of_size, strict=True) if ok],
             [r for r, ok in zip(readings, of_size, strict=True) if not ok])
 
@@ -436,10 +445,13 @@ def read_checked(
     looked = first_look(net, picture, [f.frame for f in found])
     readings, verdicts = face_up_readings(net, picture, looked, max_pip=max_pip)
     verdicts = looked.idle(picture) + verdicts
-    chosen = [r for r in choose(readings, min_confidence) if _of_length(r.frame, length)]
+    def chosen_of(candidates: list[Reading]) -> list[Reading]:
+        return [r for r in choose(candidates, min_confidence) if _of_length(r.frame, length)]
+
+    chosen = chosen_of(readings)
     more, more_verdicts = turned_readings(net, picture, found, chosen, max_pip=max_pip)
     if more:
-        chosen = [r for r in choose(readings + more, min_confidence) if _of_length(r.frame, length)]
+        chosen = chosen_of(readings + more)
     verdicts += more_verdicts
     chosen, off_size = of_the_sets_size(chosen)
     verdicts += [Verdict(picture.to_input(r.frame.corners()), OFF_SIZE, r.confidence) for r in off_size]
