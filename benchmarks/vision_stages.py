@@ -7,7 +7,11 @@ tables (seeds 0..N-1) and, with `--real`, the 13 shared real photos: the input c
 (`vision.image.checked_bgr`), the coarse shrink (`vision.scale`), the finder at every pyramid
 level (`vision.finder`), the tile reader's first look at every candidate
 (`vision.pipeline.first_look`), its looks at the face-up ones (`face_up_readings`), the choice
-among readings, and the backs (its looks at the face-down ones, `back_readings` and `face_down`).
+among readings (`choose` from `MIN_CONFIDENCE`, and again with the turned look's readings, then
+the set's size, `of_the_sets_size`), the turned look at the candidates no reading explains
+(`turned_readings`), and the backs (its looks at the face-down ones, `back_readings` and
+`face_down`). The stages read the tiles `read_image` reads (a test checks it), so a stage
+`read_checked` gains shows up here.
 
 Each stage's figure is the fastest of R runs on an image (`time.process_time`, so other work on
 the machine inflates it less), and the table gives the median over the images, with the ratio to
@@ -31,14 +35,26 @@ import numpy as np
 
 from vision.finder import shipped_finder
 from vision.image import checked_bgr, load_image
-from vision.pipeline import Coarse, back_readings, choose, face_down, face_up_readings, first_look
+from vision.pipeline import (
+    MIN_CONFIDENCE,
+    Coarse,
+    Reading,
+    back_readings,
+    choose,
+    face_down,
+    face_up_readings,
+    first_look,
+    of_the_sets_size,
+    turned_readings,
+)
 from vision.progress import progress
 from vision.scale import coarse_factor, shrink
 from vision.tilenet import shipped
 
 REAL_PHOTOS = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "real-photos"
 FRAME_MS = 1000 / 30
-STAGES = ("image checks", "coarse shrink", "finder", "first look", "face-up looks", "choice", "backs")
+STAGES = ("image checks", "coarse shrink", "finder", "first look", "face-up looks", "choice", "turned look",
+          "backs")
 
 
 def _best(run: Callable[[], Any], repeat: int) -> tuple[float, Any]:
@@ -51,8 +67,10 @@ def _best(run: Callable[[], Any], repeat: int) -> tuple[float, Any]:
     return best, answer
 
 
-def stage_times(frame: np.ndarray, repeat: int) -> dict[str, float]:
-    """CPU ms of each of `STAGES` on `frame` (uint8 BGR), fed as `read_checked` feeds them."""
+def stage_times(frame: np.ndarray, repeat: int, *,
+                max_pip: int = 6) -> tuple[dict[str, float], list[Reading]]:
+    """CPU ms of each of `STAGES` on `frame` (uint8 BGR), fed as `read_checked` feeds them (no
+    calibration, background or one set), and the face-up readings the stages keep."""
     times: dict[str, float] = {}
     times["image checks"], checked = _best(lambda: checked_bgr(frame), repeat)
     factor = coarse_factor(checked.shape)
@@ -63,12 +81,17 @@ def stage_times(frame: np.ndarray, repeat: int) -> dict[str, float]:
     times["first look"], looked = _best(
         lambda: first_look(shipped(), Coarse(image, factor), candidates), repeat)
     times["face-up looks"], (readings, _) = _best(
-        lambda: face_up_readings(shipped(), Coarse(image, factor), looked, max_pip=6), repeat)
-    times["choice"], chosen = _best(lambda: choose(readings, 0.5), repeat)
+        lambda: face_up_readings(shipped(), Coarse(image, factor), looked, max_pip=max_pip), repeat)
+    first_choice, chosen = _best(lambda: choose(readings, MIN_CONFIDENCE), repeat)
+    times["turned look"], (more, _) = _best(
+        lambda: turned_readings(shipped(), Coarse(image, factor), found, chosen, max_pip=max_pip), repeat)
+    last_choice, (chosen, _) = _best(
+        lambda: of_the_sets_size(choose(readings + more, MIN_CONFIDENCE) if more else chosen), repeat)
+    times["choice"] = first_choice + last_choice
     times["backs"], _ = _best(
         lambda: face_down(back_readings(shipped(), Coarse(image, factor), looked)[0],
                           [r.frame for r in chosen], None), repeat)
-    return times
+    return times, chosen
 
 
 def frames(count: int, real: bool) -> dict[str, list[np.ndarray]]:
@@ -106,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"vision from {Path(vision.__file__).parent}; machine load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     for title, images in frames(args.images, args.real).items():
-        times = [stage_times(frame, args.repeat)
+        times = [stage_times(frame, args.repeat)[0]
                  for frame in progress(images, total=len(images), what=title)]
         report(title, times, args.repeat)
     return 0
