@@ -12,9 +12,8 @@ from hypothesis import strategies as st
 
 import vision.finder
 from tests.vision.conftest import Painted, paint_tile, table
-from tests.vision.frames import tile_frame
+from tests.vision.frames import framed_across, tile_frame
 from vision.finder import Found
-from vision.geometry import TileFrame
 from vision.pipeline import SET_SIZE_QUORUM, TURNED_LOOK_MIN, Reading, turned_frames
 from vision.read import read_image
 
@@ -52,16 +51,8 @@ def test_a_tile_the_finder_frames_across_is_read_from_its_turned_frame_unless_bl
         paint_tile(image, tile)
     finder = vision.finder.shipped_finder()
     find = finder.find
-
-    def across_the_last_tile(picture: np.ndarray, **kwargs: object) -> list[Found]:
-        """The shipped finder's answer, less the last tile's candidates, plus one frame across it."""
-        last = np.array(painted[-1].center, np.float32)
-        kept = [f for f in find(picture, **kwargs)  # type: ignore[arg-type]
-                if np.linalg.norm(f.frame.center - last) > painted[-1].half_width]
-        along = tile_frame(*painted[-1].center, 20.0, 30.0)
-        return [*kept, Found(TileFrame(along.center, along.along, 20.0, 40.0), True, 0.3)]
-
-    monkeypatch.setattr(finder, "find", across_the_last_tile)
+    # The shipped finder's answer, less the last tile's candidates, plus one frame across it.
+    monkeypatch.setattr(finder, "find", framed_across(find, painted[-1].center, 20.0, 30.0))
     seen = {tile.tile for tile in read_image(image).tiles}
     assert seen == {"1-3", "2-5", "6-6"} | ({f"{a}-{b}"} if read else set())
     monkeypatch.setattr("vision.pipeline.TURNED_LOOK_MIN", math.inf)  # no second look: the tile is lost
