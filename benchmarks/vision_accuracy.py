@@ -1,11 +1,13 @@
 """Tile-reading accuracy: the real photos, and rendered tables when `vision.synth` is present.
 
-    python -m benchmarks.vision_accuracy [DIR] [--synthetic N] [--seed S] [--jobs J]
+    python -m benchmarks.vision_accuracy [DIR [--labels FILE]] [--synthetic N] [--seed S] [--jobs J]
         [--widened N [--widened-seed S]] [--size WxH] [--json FILE] [--no-photos] [--one-set]
 
 DIR (default: the shared real photos) is scored like `domino-referee vision eval DIR`: tile
 identity precision and recall (multiset of values per image), exact images (every tile right,
-nothing extra), face-down count error and joins. With `vision.synth` importable, N rendered
+nothing extra), face-down count error and joins. `--labels FILE` takes the labels from FILE
+instead of DIR/labels.json (photos published elsewhere, labelled here:
+`benchmarks/photos/`). With `vision.synth` importable, N rendered
 1920x1080 tables (default 500, seeds S..S+N-1; `--size 4000x3000` renders 12 MP ones) are scored
 the same way; `--synthetic 0` skips them. A bar on standard error shows progress on a terminal.
 
@@ -35,8 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vision.evaluate import ImageScore, load_labels, score_image, summarise
-from vision.image import load_image
+from vision.evaluate import ImageScore, label_max_pip, labelled_image, load_labels, score_image, summarise
 from vision.progress import progress
 from vision.read import read_image
 
@@ -44,12 +45,14 @@ REAL_PHOTOS = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets"
 GOAL = 0.99
 
 
-def score_folder(folder: Path, one_set: bool = False) -> tuple[list[ImageScore], float]:
-    labels = load_labels(folder)
+def score_folder(folder: Path, one_set: bool = False,
+                 labels_file: Path | None = None) -> tuple[list[ImageScore], float]:
+    labels = load_labels(folder, labels_file)
     scores = []
     started = time.process_time()
     for name, label in progress(sorted(labels.items()), total=len(labels), what="photos"):
-        view = read_image(load_image(folder / name), one_set=one_set)
+        view = read_image(labelled_image(folder, name, label), max_pip=label_max_pip(label, 6),
+                          one_set=one_set)
         scores.append(score_image(name, view.to_json(), label))
     return scores, time.process_time() - started
 
@@ -284,6 +287,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.vision_accuracy", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folder", nargs="?", type=Path, default=REAL_PHOTOS)
+    parser.add_argument("--labels", type=Path, metavar="FILE",
+                        help="the labelled folder's labels, if not DIR/labels.json")
     parser.add_argument("--no-photos", action="store_true", help="skip the labelled folder")
     parser.add_argument("--synthetic", type=int, default=500, metavar="N")
     parser.add_argument("--seed", type=int, default=0)
@@ -313,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--widened and --widened-seed must not be negative")
     document: dict[str, Any] = {"argv": sys.argv[1:] if argv is None else argv}
     if not args.no_photos:
-        scores, seconds = score_folder(args.folder, args.one_set)
+        scores, seconds = score_folder(args.folder, args.one_set, args.labels)
         sys.stdout.flush()
         document["photos"] = report(f"labelled folder {args.folder.resolve().name}", scores, seconds)
     if args.synthetic > 0:

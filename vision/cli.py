@@ -47,7 +47,10 @@ def register(subparsers: Any) -> None:
     evaluate = actions.add_parser("eval", help="accuracy of `vision read` on a labelled folder")
     evaluate.add_argument("folder", metavar="DIR", help="a folder with images and labels.json")
     evaluate.add_argument("--json", action="store_true", help="print one JSON document")
-    evaluate.add_argument("--max-pip", type=int, default=6, help="highest pip value of the set (6)")
+    evaluate.add_argument("--max-pip", type=int, default=6,
+                          help="highest pip value of the set (6), for images whose labels give none")
+    evaluate.add_argument("--labels", metavar="FILE",
+                          help="read the labels from FILE instead of DIR/labels.json")
     evaluate.add_argument("--one-set", action="store_true", help=ONE_SET_HELP)
     evaluate.add_argument("--min-confidence", type=float, metavar="P", help=MIN_CONFIDENCE_HELP)
     evaluate.set_defaults(handler=run_eval)
@@ -95,19 +98,18 @@ def run_read(args: argparse.Namespace) -> int:
 
 def run_eval(args: argparse.Namespace) -> int:
     from vision.errors import VisionError
-    from vision.evaluate import load_labels, score_image, summarise
-    from vision.image import load_image
+    from vision.evaluate import label_max_pip, labelled_image, load_labels, score_image, summarise
     from vision.progress import progress
     from vision.read import read_image
 
     folder = Path(args.folder)
     if not folder.is_dir():
         raise VisionError(f"{folder}: not a folder")
-    labels = load_labels(folder)
+    labels = load_labels(folder, args.labels)
     scores = []
     for name, label in progress(sorted(labels.items()), total=len(labels), what="reading"):
-        view = read_image(load_image(folder / name), max_pip=args.max_pip, one_set=args.one_set,
-                          min_confidence=_min_confidence(args))
+        view = read_image(labelled_image(folder, name, label), max_pip=label_max_pip(label, args.max_pip),
+                          one_set=args.one_set, min_confidence=_min_confidence(args))
         scores.append(score_image(name, view.to_json(), label))
     total = summarise(scores)
     if args.json:

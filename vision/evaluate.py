@@ -3,17 +3,31 @@
 Tiles are matched by the multiset of their values per image (labels carry no corners): a predicted
 tile is right when the image's labels still hold an unmatched tile of the same value. Joins are
 compared as unordered pairs of tile names, where the labels list them.
+
+A labels file may say the set's size (`max_pip`, for the whole file or per image: a double-twelve
+set's photos are read as double-twelve whatever the command line says) and each image's SHA-256
+(`sha256`): labels kept apart from the photos they describe (photos that are someone else's to
+publish, in a clone of their own) are then checked against the very file they were written for.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from vision.errors import VisionError
+from vision.image import decode_image, image_file_bytes
+from vision.types import tile_name
+
+LABELS_FILE = "labels.json"
+MAX_PIP_RANGE = (1, 12)  # the sets the reader reads: double-one to double-twelve
 
 
 @dataclass(frozen=True)
@@ -43,15 +57,24 @@ def _ratio(part: int, whole: int) -> float:
     return round(part / whole, 4) if whole else 1.0
 
 
+def labelled_tile(tile: Any) -> str:
+    """A labelled tile's name as the reader writes it (`vision.types.tile_name`): "6-1" is "1-6".
+    Anything that is not two whole numbers is kept as it is, and matches nothing the reader writes."""
+    halves = str(tile).split("-")
+    if len(halves) == 2 and all(h.strip().isdecimal() for h in halves):
+        return tile_name(int(halves[0]), int(halves[1]))
+    return str(tile)
+
+
 def _join_key(join: Any) -> tuple[str, str]:
     tiles = join["tiles"] if isinstance(join, dict) else join
-    return tuple(sorted(str(t) for t in tiles))  # type: ignore[return-value]
+    return tuple(sorted(labelled_tile(t) for t in tiles))  # type: ignore[return-value]
 
 
 def score_image(name: str, seen: dict[str, Any], label: dict[str, Any]) -> ImageScore:
     """Compare one image's `to_json()` document with its label."""
-    got = Counter(str(t["tile"]) for t in seen.get("tiles", []))
-    want = Counter(str(t["tile"]) for t in label.get("tiles", []))
+    got = Counter(labelled_tile(t["tile"]) for t in seen.get("tiles", []))
+    want = Counter(labelled_tile(t["tile"]) for t in label.get("tiles", []))
     right = sum((got & want).values())
     face_down_error = None
     if "face_down" in label:
@@ -67,10 +90,13 @@ def score_image(name: str, seen: dict[str, Any], label: dict[str, Any]) -> Image
                       dict(got - want), dict(want - got))
 
 
-def load_labels(folder: str | Path) -> dict[str, dict[str, Any]]:
-    path = Path(folder) / "labels.json"
+def load_labels(folder: str | Path, labels: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """The labels of the images in `folder`: from `labels` if given, else `folder/labels.json`.
+    Each image's label carries the file's `max_pip` unless it gives its own."""
+    path = Path(labels) if labels is not None else Path(folder) / LABELS_FILE
     if not path.is_file():
-        raise VisionError(f"{folder}: no labels.json in this folder")
+        raise VisionError(f"{path}: no such labels file" if labels is not None
+                          else f"{folder}: no {LABELS_FILE} in this folder")
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -78,10 +104,46 @@ def load_labels(folder: str | Path) -> dict[str, dict[str, Any]]:
     images = document.get("images") if isinstance(document, dict) else None
     if not isinstance(images, dict) or not images:
         raise VisionError(f"{path}: expected an object with a non-empty 'images' object")
+    shared_max_pip = _max_pip(document.get("max_pip"), f"{path}: max_pip")
+    checked = {}
     for name, label in images.items():
         if not isinstance(label, dict) or not isinstance(label.get("tiles", []), list):
             raise VisionError(f"{path}: images.{name}: expected an object with a 'tiles' list")
-    return images
+        own = _max_pip(label.get("max_pip"), f"{path}: images.{name}.max_pip")
+        digest = label.get("sha256")
+        if digest is not None and not (isinstance(digest, str) and re.fullmatch("[0-9a-f]{64}", digest)):
+            raise VisionError(f"{path}: images.{name}.sha256: expected 64 lowercase hex digits, "
+                              f"got {digest!r}")
+        max_pip = own if own is not None else shared_max_pip
+        checked[name] = label if max_pip is None else {**label, "max_pip": max_pip}
+    return checked
+
+
+def _max_pip(value: Any, where: str) -> int | None:
+    low, high = MAX_PIP_RANGE
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise VisionError(f"{where}: expected a whole number from {low} to {high}, got {value!r}")
+    return value
+
+
+def label_max_pip(label: dict[str, Any], default: int) -> int:
+    """The set's size for a labelled image: its label's `max_pip`, else `default`."""
+    return int(label.get("max_pip", default))
+
+
+def labelled_image(folder: str | Path, name: str, label: dict[str, Any]) -> np.ndarray:
+    """Image `name` of `folder` as uint8 BGR, checked against its label's `sha256` when it has one
+    (`VisionError` naming the file and both digests when they differ)."""
+    path = Path(folder) / name
+    data = image_file_bytes(path)
+    want = label.get("sha256")
+    if want is not None:
+        got = hashlib.sha256(data.tobytes()).hexdigest()
+        if got != want:
+            raise VisionError(f"{path}: not the labelled file (SHA-256 {got}, the label's {want})")
+    return decode_image(data, name=str(path))
 
 
 def summarise(scores: list[ImageScore]) -> dict[str, Any]:

@@ -70,6 +70,13 @@ def load_image(path: str | Path) -> np.ndarray:
     """Read an image file as uint8 BGR, raising `VisionError` for missing, empty, oversized,
     corrupt or undecodable files. The size its header declares is checked before decoding."""
     path = Path(path)
+    return decode_image(image_file_bytes(path), name=str(path))
+
+
+def image_file_bytes(path: str | Path) -> np.ndarray:
+    """The bytes of an image file, undecoded (uint8 (N,)), refusing a missing, empty or oversized
+    file (`MAX_FILE_BYTES`) before reading it."""
+    path = Path(path)
     if not path.is_file():
         raise VisionError(f"{path}: no such image file")
     size = path.stat().st_size
@@ -78,7 +85,7 @@ def load_image(path: str | Path) -> np.ndarray:
     if size > MAX_FILE_BYTES:
         raise VisionError(f"{path}: file of {size} bytes is larger than vision takes "
                           f"({MAX_FILE_BYTES} bytes)")
-    return decode_image(np.fromfile(path, dtype=np.uint8), name=str(path))
+    return np.fromfile(path, dtype=np.uint8)
 
 
 def decode_image(data: bytes | np.ndarray, *, name: str = "image") -> np.ndarray:
