@@ -1,5 +1,6 @@
-"""The second look at candidates a quarter turn off (`vision.pipeline.turned_frames`): the finder's
-axis is now and then across the tile, and the reader sees no tile in such a frame."""
+"""The second look at candidates turned a quarter and an eighth either way
+(`vision.pipeline.turned_frames`): the finder's axis is now and then across the tile or well off
+it, and the reader sees no tile in such a frame."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import vision.finder
 from tests.vision.conftest import Painted, paint_tile, table
 from tests.vision.frames import framed_across, tile_frame
 from vision.finder import Found
-from vision.pipeline import SET_SIZE_QUORUM, TURNED_LOOK_MIN, Reading, turned_frames
+from vision.pipeline import SET_SIZE_QUORUM, TURNED_DEGREES, TURNED_LOOK_MIN, Reading, turned_frames
 from vision.read import read_image
 
 READ = [Reading(tile_frame(100 + 60 * i, 100, 10.0 + i, 0), 1, i, 0.99) for i in range(SET_SIZE_QUORUM)]
@@ -22,7 +23,7 @@ READ = [Reading(tile_frame(100 + 60 * i, 100, 10.0 + i, 0), 1, i, 0.99) for i in
 
 @given(x=st.floats(0, 400), y=st.floats(0, 300), degrees=st.floats(0, 180), half_width=st.floats(3, 40),
        score=st.floats(0, 1), readings=st.integers(0, SET_SIZE_QUORUM))
-def test_an_unexplained_sure_candidate_is_looked_at_turned_a_quarter_at_the_sets_size(
+def test_an_unexplained_sure_candidate_is_looked_at_turned_at_the_sets_size(
         x, y, degrees, half_width, score, readings) -> None:
     candidate = Found(tile_frame(x, y, half_width, degrees), True, score)
     turned = turned_frames([candidate], READ[:readings])
@@ -35,10 +36,15 @@ def test_an_unexplained_sure_candidate_is_looked_at_turned_a_quarter_at_the_sets
     if readings < SET_SIZE_QUORUM or score < TURNED_LOOK_MIN or covered:
         assert turned == []
         return
-    [frame] = turned
-    assert np.allclose(frame.center, candidate.frame.center)
-    assert abs(float(np.dot(frame.across, candidate.frame.across))) < 1e-5  # a quarter turn
-    assert frame.half_width == 11.0 and frame.half_length == 22.0  # the readings' median size
+    assert len(turned) == len(TURNED_DEGREES)
+    for frame, turn in zip(turned, TURNED_DEGREES, strict=True):
+        assert np.allclose(frame.center, candidate.frame.center)
+        first, turned_to = candidate.frame.across, frame.across
+        cross = float(first[0] * turned_to[1] - first[1] * turned_to[0])
+        angle = math.degrees(math.atan2(cross, float(np.dot(first, turned_to))))
+        assert angle == pytest.approx(turn, abs=1e-3)
+        assert frame.half_width == 11.0 and frame.half_length == 22.0  # the readings' median size
+    assert TURNED_DEGREES[0] == 90.0  # a quarter turn first: the finder's frame across the tile
 
 
 @pytest.mark.parametrize(("a", "b", "read"), [(0, 4, True), (0, 0, False)])
@@ -60,3 +66,17 @@ def test_a_tile_the_finder_frames_across_is_read_from_its_turned_frame_unless_bl
     # A blank is lost only to the turned look: framed along, it is read.
     monkeypatch.setattr(finder, "find", find)
     assert f"{a}-{b}" in {tile.tile for tile in read_image(image).tiles}
+
+
+def test_a_tile_the_finder_frames_an_eighth_turn_off_is_read_from_a_frame_turned_back(monkeypatch) -> None:
+    image = table(900, 600, colour=(60, 110, 40), seed=4)
+    painted = [Painted(1, 3, (200, 200), 0.0, 20.0), Painted(2, 5, (450, 200), 0.0, 20.0),
+               Painted(6, 6, (700, 200), 0.0, 20.0), Painted(4, 5, (450, 420), 30.0, 20.0)]
+    for tile in painted:
+        paint_tile(image, tile)
+    finder = vision.finder.shipped_finder()
+    # The finder's one candidate on the last tile lies along 75 degrees: 45 off the tile's 30.
+    monkeypatch.setattr(finder, "find", framed_across(finder.find, painted[-1].center, 20.0, 30.0 - 45.0))
+    assert {tile.tile for tile in read_image(image).tiles} == {"1-3", "2-5", "6-6", "4-5"}
+    monkeypatch.setattr("vision.pipeline.TURNED_DEGREES", (90.0,))  # the quarter turn alone: lost
+    assert {tile.tile for tile in read_image(image).tiles} == {"1-3", "2-5", "6-6"}
