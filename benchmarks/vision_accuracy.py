@@ -45,6 +45,13 @@ REAL_PHOTOS = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets"
 GOAL = 0.99
 
 
+def add_folder_arguments(parser: argparse.ArgumentParser) -> None:
+    """DIR (the labelled photos; default the shared real photos) and `--labels FILE`."""
+    parser.add_argument("folder", nargs="?", type=Path, default=REAL_PHOTOS, metavar="DIR")
+    parser.add_argument("--labels", type=Path, metavar="FILE",
+                        help="the labelled folder's labels, if not DIR/labels.json")
+
+
 def score_folder(folder: Path, one_set: bool = False,
                  labels_file: Path | None = None) -> tuple[list[ImageScore], float]:
     labels = load_labels(folder, labels_file)
@@ -286,9 +293,7 @@ def widened_report(title: str, figures: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.vision_accuracy", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("folder", nargs="?", type=Path, default=REAL_PHOTOS)
-    parser.add_argument("--labels", type=Path, metavar="FILE",
-                        help="the labelled folder's labels, if not DIR/labels.json")
+    add_folder_arguments(parser)
     parser.add_argument("--no-photos", action="store_true", help="skip the labelled folder")
     parser.add_argument("--synthetic", type=int, default=500, metavar="N")
     parser.add_argument("--seed", type=int, default=0)

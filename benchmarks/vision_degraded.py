@@ -27,7 +27,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from benchmarks.vision_accuracy import REAL_PHOTOS
+from benchmarks.vision_accuracy import add_folder_arguments
 from vision.evaluate import ImageScore, label_max_pip, labelled_image, load_labels, score_image, summarise
 from vision.progress import progress
 from vision.read import read_image
@@ -163,9 +163,7 @@ def report(results: list[ConditionResult], title: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.vision_degraded", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("folder", nargs="?", type=Path, default=REAL_PHOTOS)
-    parser.add_argument("--labels", type=Path, metavar="FILE",
-                        help="the folder's labels, if not DIR/labels.json")
+    add_folder_arguments(parser)
     parser.add_argument("--json", type=Path, metavar="FILE", help="write every figure to FILE")
     args = parser.parse_args(argv)
     if args.labels is None and not (args.folder / "labels.json").is_file():

@@ -88,6 +88,17 @@ def paint_tile(image: np.ndarray, tile: Painted, *, face=(210, 235, 240), pip=(2
         cv2.addWeighted(overlay, 0.8, image, 0.2, 0, dst=image)
 
 
+def three_in_a_row_and_one(a: int, b: int) -> tuple[np.ndarray, list[Painted]]:
+    """A felt table (900x600) with 1-3, 2-5 and 6-6 in a row and tile `a`-`b` below them at 30
+    degrees, every tile of half-width 20: the three read alone give the set's size."""
+    image = table(900, 600, colour=(60, 110, 40), seed=4)
+    painted = [Painted(1, 3, (200, 200), 0.0, 20.0), Painted(2, 5, (450, 200), 0.0, 20.0),
+               Painted(6, 6, (700, 200), 0.0, 20.0), Painted(a, b, (450, 420), 30.0, 20.0)]
+    for tile in painted:
+        paint_tile(image, tile)
+    return image, painted
+
+
 def paint_back(image: np.ndarray, center, angle_deg: float, half_width: float, colour=(40, 40, 160),
                logo=None) -> None:
     """A face-down tile: a rectangle, plain or with a round `logo` (a colour) printed at its centre."""

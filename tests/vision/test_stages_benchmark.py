@@ -7,7 +7,7 @@ import pytest
 
 import vision.finder
 from benchmarks import vision_stages as bench
-from tests.vision.conftest import Painted, paint_tile, table
+from tests.vision.conftest import three_in_a_row_and_one
 from tests.vision.frames import framed_across
 from vision.read import read_image
 from vision.types import tile_name
@@ -15,11 +15,7 @@ from vision.types import tile_name
 
 def test_the_stages_read_what_read_image_reads_the_turned_look_included(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    image = table(900, 600, colour=(60, 110, 40), seed=4)
-    painted = [Painted(1, 3, (200, 200), 0.0, 20.0), Painted(2, 5, (450, 200), 0.0, 20.0),
-               Painted(6, 6, (700, 200), 0.0, 20.0), Painted(0, 4, (450, 420), 30.0, 20.0)]
-    for tile in painted:
-        paint_tile(image, tile)
+    image, painted = three_in_a_row_and_one(0, 4)
     finder = vision.finder.shipped_finder()
     # Only the turned look reads the last tile (`test_turned_look`).
     monkeypatch.setattr(finder, "find", framed_across(finder.find, painted[-1].center, 20.0, 30.0))

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import vision.finder
-from tests.vision.conftest import Painted, paint_tile, table
+from tests.vision.conftest import three_in_a_row_and_one
 from tests.vision.frames import framed_across, tile_frame
 from vision.finder import Found
 from vision.pipeline import SET_SIZE_QUORUM, TURNED_DEGREES, TURNED_LOOK_MIN, Reading, turned_frames
@@ -50,11 +50,7 @@ def test_an_unexplained_sure_candidate_is_looked_at_turned_at_the_sets_size(
 @pytest.mark.parametrize(("a", "b", "read"), [(0, 4, True), (0, 0, False)])
 def test_a_tile_the_finder_frames_across_is_read_from_its_turned_frame_unless_blank(
         a: int, b: int, read: bool, monkeypatch) -> None:
-    image = table(900, 600, colour=(60, 110, 40), seed=4)
-    painted = [Painted(1, 3, (200, 200), 0.0, 20.0), Painted(2, 5, (450, 200), 0.0, 20.0),
-               Painted(6, 6, (700, 200), 0.0, 20.0), Painted(a, b, (450, 420), 30.0, 20.0)]
-    for tile in painted:
-        paint_tile(image, tile)
+    image, painted = three_in_a_row_and_one(a, b)
     finder = vision.finder.shipped_finder()
     find = finder.find
     # The shipped finder's answer, less the last tile's candidates, plus one frame across it.
@@ -69,11 +65,7 @@ def test_a_tile_the_finder_frames_across_is_read_from_its_turned_frame_unless_bl
 
 
 def test_a_tile_the_finder_frames_an_eighth_turn_off_is_read_from_a_frame_turned_back(monkeypatch) -> None:
-    image = table(900, 600, colour=(60, 110, 40), seed=4)
-    painted = [Painted(1, 3, (200, 200), 0.0, 20.0), Painted(2, 5, (450, 200), 0.0, 20.0),
-               Painted(6, 6, (700, 200), 0.0, 20.0), Painted(4, 5, (450, 420), 30.0, 20.0)]
-    for tile in painted:
-        paint_tile(image, tile)
+    image, painted = three_in_a_row_and_one(4, 5)
     finder = vision.finder.shipped_finder()
     # The finder's one candidate on the last tile lies along 75 degrees: 45 off the tile's 30.
     monkeypatch.setattr(finder, "find", framed_across(finder.find, painted[-1].center, 20.0, 30.0 - 45.0))
