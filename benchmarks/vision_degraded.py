@@ -126,23 +126,24 @@ def tile_lengths(image: np.ndarray, max_pip: int) -> list[float]:
 
 def run(folder: Path, labels_file: Path | None = None,
         degradations: tuple[Degradation, ...] = DEGRADATIONS) -> list[ConditionResult]:
-    """Every labelled photo of `folder` read under each of `degradations`."""
+    """Every labelled photo of `folder` read under each of `degradations`, one photo in memory at
+    a time."""
     labels = load_labels(folder, labels_file)
-    photos = {name: labelled_image(folder, name, label) for name, label in sorted(labels.items())}
-    max_pips = {name: label_max_pip(label, DEFAULT_MAX_PIP) for name, label in labels.items()}
-    as_taken = {name: tile_lengths(image, max_pips[name]) for name, image in photos.items()}
-    results = []
-    for degradation in progress(degradations, total=len(degradations), what="conditions"):
-        scores, lengths, seconds = [], [], 0.0
-        for name, image in photos.items():
+    scores: list[list[ImageScore]] = [[] for _ in degradations]
+    lengths: list[list[float]] = [[] for _ in degradations]
+    seconds = [0.0 for _ in degradations]
+    for name, label in progress(sorted(labels.items()), total=len(labels), what="photos"):
+        image = labelled_image(folder, name, label)
+        max_pip = label_max_pip(label, DEFAULT_MAX_PIP)
+        as_taken = tile_lengths(image, max_pip)
+        for i, degradation in enumerate(degradations):
             degraded = degradation.apply(image, seed_of(name, degradation))
             started = time.process_time()
-            view = read_image(degraded, max_pip=max_pips[name])
-            seconds += time.process_time() - started
-            scores.append(score_image(name, view.to_json(), labels[name]))
-            lengths += [length * degradation.scale(image) for length in as_taken[name]]
-        results.append(ConditionResult(degradation, scores, lengths, seconds))
-    return results
+            view = read_image(degraded, max_pip=max_pip)
+            seconds[i] += time.process_time() - started
+            scores[i].append(score_image(name, view.to_json(), label))
+            lengths[i] += [length * degradation.scale(image) for length in as_taken]
+    return [ConditionResult(d, scores[i], lengths[i], seconds[i]) for i, d in enumerate(degradations)]
 
 
 def report(results: list[ConditionResult], title: str) -> None:
