@@ -19,7 +19,7 @@ import math
 import cv2
 import numpy as np
 
-from vision.geometry import OUTSIDE, TileFrame
+from vision.geometry import OUTSIDE, TileFrame, turned
 from vision.scale import shrink_to
 
 CROP_WIDTH = 32  # px across the tile's short side
@@ -130,11 +130,8 @@ def refined(frame: TileFrame, geometry: np.ndarray) -> TileFrame:
     dx, dy, dw, dl, angle = (float(v) for v in geometry)
     w = frame.half_width
     center = frame.center + frame.across * (dx * w) + frame.along * (dy * w)
-    c, s = math.cos(angle), math.sin(angle)
-    across = np.array(
-        [c * frame.across[0] - s * frame.across[1], s * frame.across[0] + c * frame.across[1]], np.float32
-    )
-    return TileFrame(center.astype(np.float32), across, w * math.exp(dw), frame.half_length * math.exp(dl))
+    return TileFrame(center.astype(np.float32), turned(frame.across, angle), w * math.exp(dw),
+                     frame.half_length * math.exp(dl))
 
 
 def geometry_target(frame: TileFrame, truth: TileFrame) -> tuple[np.ndarray, bool]:

@@ -7,6 +7,7 @@ warps a frame's neighbourhood into the upright crop the tile reader reads.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +34,12 @@ class TileFrame:
         w, h = self.half_width, self.half_length
         return np.array([c - h * n - w * u, c - h * n + w * u, c + h * n + w * u, c + h * n - w * u],
                         np.float32)
+
+
+def turned(vector: np.ndarray, radians: float) -> np.ndarray:
+    """`vector` (2,) turned by `radians` (clockwise on screen, where y runs down), as float32."""
+    c, s = math.cos(radians), math.sin(radians)
+    return np.array([c * vector[0] - s * vector[1], s * vector[0] + c * vector[1]], np.float32)
 
 
 def frame_from_corners(corners: np.ndarray) -> TileFrame:

@@ -43,7 +43,7 @@ from vision.background import MIN_CHANGED_SHARE, UNCHANGED, Changes
 from vision.crops import crops, refined
 from vision.errors import VisionError
 from vision.finder import Found, shipped_finder
-from vision.geometry import TileFrame, first_of_each_place, inside_any
+from vision.geometry import TileFrame, first_of_each_place, inside_any, turned
 from vision.image import checked_bgr
 from vision.layout import find_joins
 from vision.scale import coarse_factor, shrink
@@ -352,12 +352,9 @@ def turned_frames(found: list[Found], readings: list[Reading]) -> list[TileFrame
         return []
     half_width, half_length = size
     covered = inside_any(np.array([frame.center for frame in sure], np.float32), [r.frame for r in readings])
-    turns = [(math.cos(math.radians(d)), math.sin(math.radians(d))) for d in TURNED_DEGREES]
-    return [TileFrame(frame.center, np.array([c * frame.across[0] - s * frame.across[1],
-                                              s * frame.across[0] + c * frame.across[1]], np.float32),
-                      half_width, half_length)
+    return [TileFrame(frame.center, turned(frame.across, math.radians(degrees)), half_width, half_length)
             for frame, explained in zip(sure, covered, strict=True) if not explained
-            for c, s in turns]
+            for degrees in TURNED_DEGREES]
 
 
 def turned_readings(net: TileNet, picture: Coarse, found: list[Found], readings: list[Reading], *,

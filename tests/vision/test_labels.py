@@ -49,16 +49,16 @@ def test_the_labels_say_the_sets_size_whatever_the_command_line_says(tmp_path, c
     cv2.imwrite(str(tmp_path / "two.png"), table(600, 400, seed=1))
     (tmp_path / "labels.json").write_text(json.dumps({"max_pip": 9, "images": {
         "one.png": {"tiles": [{"tile": "1-6"}]}, "two.png": {"max_pip": 12, "tiles": []}}}))
-    told = {}
+    told: list[int] = []
     real_read = vision.read.read_image
 
     def read(image, **kwargs):
-        told[len(told)] = kwargs["max_pip"]
+        told.append(kwargs["max_pip"])
         return real_read(image, **kwargs)
 
     monkeypatch.setattr(vision.read, "read_image", read)
     assert main(["vision", "eval", str(tmp_path), "--max-pip", "6"]) == 0
-    assert sorted(told.values()) == [9, 12]
+    assert sorted(told) == [9, 12]
     labels = load_labels(tmp_path)
     assert label_max_pip(labels["one.png"], 6) == 9 and label_max_pip(labels["two.png"], 6) == 12
     (tmp_path / "labels.json").write_text(json.dumps({"images": {"one.png": {"tiles": []}}}))

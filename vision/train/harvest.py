@@ -21,7 +21,7 @@ import numpy as np
 
 from vision.crops import GEOMETRY_SIZE, geometry_target
 from vision.finder import TileFinder
-from vision.geometry import TILE_ASPECT, TileFrame, frame_from_corners
+from vision.geometry import TILE_ASPECT, TileFrame, frame_from_corners, turned
 from vision.pipeline import Coarse, coarse
 from vision.plane import project
 from vision.synth.scene import Frame
@@ -122,11 +122,6 @@ def label(candidate: TileFrame, tiles: list[Truth]) -> tuple[int, Truth | None]:
     return (IGNORE if near else NOT_A_TILE), None
 
 
-def _turned(vector: np.ndarray, degrees: float) -> np.ndarray:
-    c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
-    return np.array([c * vector[0] - s * vector[1], s * vector[0] + c * vector[1]], np.float32)
-
-
 def jittered(truth: TileFrame, rng: np.random.Generator) -> TileFrame:
     """A frame with a candidate's errors about `truth`: half of them as loose as the finder's
     first guess (which slips along a line of tiles most), half as tight as a second look from a
@@ -139,7 +134,7 @@ def jittered(truth: TileFrame, rng: np.random.Generator) -> TileFrame:
         + truth.across * rng.normal(0, spread[0] * w)
         + truth.along * rng.normal(0, spread[1] * w)
     )
-    across = _turned(truth.across, rng.normal(0, spread[3]))
+    across = turned(truth.across, math.radians(rng.normal(0, spread[3])))
     if rng.random() < 0.5:
         across = -across
     half_width = w * math.exp(rng.normal(0, spread[2]))
