@@ -43,7 +43,8 @@ class Hub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.clients: set[Client] = set()
         self.dropped = 0
-        self.changed = threading.Condition(self._lock)   # tests and the benchmark wait on it
+        # Notified when a state is published or a client is forgotten: tests and the benchmark wait on it.
+        self.changed = threading.Condition(self._lock)
 
     # -- the referee's side (any thread) ---------------------------------------------------------
     def publish_state(self, document: Mapping[str, Any]) -> None:
@@ -131,3 +132,5 @@ class Hub:
             while not client.queue.empty():
                 client.queue.get_nowait()
             client.queue.put_nowait(None)
+            with self._lock:
+                self.changed.notify_all()

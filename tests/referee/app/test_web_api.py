@@ -262,6 +262,8 @@ def test_a_slow_client_is_dropped_and_stalls_nobody() -> None:
 
         spent = run(scenario())
         assert got == list(range(total))
+        with hub.changed:   # the server forgets the reader once its handler sees the close, not before
+            hub.changed.wait_for(lambda: len(hub.clients) == 0, 10)
         assert hub.dropped == 1 and len(hub.clients) == 0
         assert spent / total < 0.005   # a publish only queues: well under a frame interval
         slow.close()
