@@ -113,3 +113,32 @@ def test_the_stage_recall_benchmark_follows_each_tile_through_the_reader() -> No
     summary = stages.summarise([result, result])
     assert summary["all"]["read"]["tiles"] == 4
     assert summary[f"camera={result['camera']}"] == summary["all"]
+
+
+def _perfect(frame: Any, background: Any = None) -> dict[str, Any]:
+    """A reader that knows the labels, legible or not."""
+    return {"tiles": list(frame.labels["tiles"])}
+
+
+def test_legibility_splits_the_labelled_tiles_and_recall_on_the_legible_ones_adds_up(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    wrong = bench.score_widened(3, 3, size=SMALL, reader=_one_wrong, legibility=True)
+    perfect = bench.score_widened(3, 3, size=SMALL, reader=_perfect, legibility=True)
+    assert wrong is not None and perfect is not None
+    assert [r.illegible for r in wrong] == [r.illegible for r in perfect]
+    for results in (wrong, perfect):
+        figures = bench.widened_figures(results)
+        _adds_up(figures, 3)
+        total = figures["overall"]
+        assert total["legible_tiles"] + total["illegible_tiles"] == total["tiles_labelled"]
+        assert total["legible_tiles_right"] + total["illegible_tiles_read"] == total["tiles_right"]
+        named = [list(r.illegible or ()) for r in results]
+        assert [image["illegible"] for image in figures["images"]] == named
+    assert bench.widened_figures(perfect)["overall"]["legible_recall"] == 1.0
+    assert bench.widened_figures(perfect)["overall"]["exact_but_for_illegible_images"] == 3
+    total = bench.widened_figures(wrong)["overall"]
+    assert total["legible_tiles_right"] < total["legible_tiles"]  # it misses each image's first tile
+    bench.widened_report("widened", bench.widened_figures(wrong))
+    assert "legible tiles (weakest pip's contrast >=" in capsys.readouterr().out
+    assert "legible_recall" not in bench.widened_figures(bench.score_widened(1, 3, size=SMALL,
+                                                                                 reader=_perfect))["overall"]

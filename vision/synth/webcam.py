@@ -6,9 +6,11 @@ tool or a viewer would), heavy noise made at the sensor's own resolution, oversh
 subsampled chroma and strong JPEG. `hard_shadow` is the sharp-edged shadow of something between
 the lamp and the table (a lamp's arm, a shelf, a person), falling across part of the table.
 
-The degradations are bounded so that every tile stays readable to a careful eye: the sensor is
+The degradations are bounded so that none of them alone makes a tile unreadable: the sensor is
 never so small that a tile shrinks below `MIN_SENSOR_TILE_PX` (more for sets with more pips), and
-the tone curve keeps at least `MIN_CONTRAST` of the range between black and white.
+the tone curve keeps at least `MIN_CONTRAST` of the range between black and white. Together with
+the widened renderer's glare on shrink-wrap they can still wipe pips out (a burnt-out exposure
+under the sheen, grain over pale pips): `vision.synth.legibility` measures what each frame shows.
 """
 
 from __future__ import annotations

@@ -300,8 +300,10 @@ def occupied(scene: Scene) -> Occupancy:
     return occupancy
 
 
-def _widened(seed: int, size: tuple[int, int], max_pip: int | None) -> tuple[WidenedRenderer, Scene]:
-    """Widened image number `seed`'s renderer (style, table, camera, clutter) and scene."""
+def widened_renderer(seed: int, size: tuple[int, int] = (1920, 1080),
+                     max_pip: int | None = None) -> tuple[WidenedRenderer, Scene]:
+    """Widened image number `seed`'s renderer (style, table, camera, clutter) and scene:
+    `renderer.render(scene, seed)` is `render_widened(seed, size, max_pip)`."""
     rng = np.random.default_rng([seed, STREAM])
     style, widening = widened_style(rng, max_pip)
     layout = random_layout(rng)
@@ -318,11 +320,12 @@ def _widened(seed: int, size: tuple[int, int], max_pip: int | None) -> tuple[Wid
 def render_widened(seed: int, size: tuple[int, int] = (1920, 1080), max_pip: int | None = None) -> Frame:
     """Widened image number `seed`: a widened style, table, scene and clutter. `max_pip` None
     draws the set from `MAX_PIPS`' mix (double-six, -nine, -twelve); labels["max_pip"] says which."""
-    renderer, scene = _widened(seed, size, max_pip)
+    renderer, scene = widened_renderer(seed, size, max_pip)
     return renderer.render(scene, seed)
 
 
-def _empty(renderer: WidenedRenderer, scene: Scene, seed: int) -> Frame:
+def render_widened_empty_of(renderer: WidenedRenderer, scene: Scene, seed: int) -> Frame:
+    """`render_widened_empty` from the renderer and scene `widened_renderer` gave for `seed`."""
     return renderer.render(Scene(layout=scene.layout), seed + EMPTY_NOISE_SEED)
 
 
@@ -331,18 +334,18 @@ def render_widened_empty(seed: int, size: tuple[int, int] = (1920, 1080),
     """The table of widened image number `seed` as the hand started: the same camera, cloth,
     light and clutter with no tile and no hand on it, filmed at another moment (its own sensor
     noise): the background `read_image` may be given (`vision.background`)."""
-    return _empty(*_widened(seed, size, max_pip), seed)
+    return render_widened_empty_of(*widened_renderer(seed, size, max_pip), seed)
 
 
 def render_widened_with_empty(seed: int, size: tuple[int, int] = (1920, 1080),
                               max_pip: int | None = None) -> tuple[Frame, Frame]:
     """`render_widened` and `render_widened_empty` of one seed from one renderer: its table,
     light and clutter (0.2-2.4 s of CPU a seed) are drawn once."""
-    renderer, scene = _widened(seed, size, max_pip)
-    return renderer.render(scene, seed), _empty(renderer, scene, seed)
+    renderer, scene = widened_renderer(seed, size, max_pip)
+    return renderer.render(scene, seed), render_widened_empty_of(renderer, scene, seed)
 
 
 __all__ = [
     "WidenedRenderer", "Widening", "occupied", "render_widened", "render_widened_empty",
-    "render_widened_with_empty", "widened_style",
+    "render_widened_empty_of", "render_widened_with_empty", "widened_renderer", "widened_style",
 ]
