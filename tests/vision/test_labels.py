@@ -102,3 +102,21 @@ def test_labelled_tiles_and_joins_match_in_either_order():
     assert score.exact and score.true_positives == 2 and score.joins_right == 1
     odd = score_image("x", seen, {"tiles": [{"tile": "one-six"}, {"tile": "6-6"}]})
     assert odd.true_positives == 1 and odd.missing == {"one-six": 1}
+
+
+PUBLISHED = sorted((Path(__file__).resolve().parents[2] / "benchmarks" / "photos").glob("*.json"))
+
+
+@pytest.mark.parametrize("labels", PUBLISHED, ids=lambda path: path.name)
+def test_the_labels_kept_for_published_photos_load_and_name_real_tiles(tmp_path, labels):
+    """Each file in benchmarks/photos loads as `vision eval --labels` reads it, pins every photo by
+    its SHA-256 and names its source, and every tile it names is one of its set's."""
+    images = load_labels(tmp_path, labels)
+    assert images
+    source = json.loads(labels.read_text(encoding="utf-8"))["source"]
+    assert source["repository"].startswith("https://github.com/") and len(source["commit"]) == 40
+    for label in images.values():
+        assert len(label["sha256"]) == 64
+        for tile in label["tiles"]:
+            halves = [int(half) for half in tile["tile"].split("-")]
+            assert len(halves) == 2 and all(0 <= half <= label_max_pip(label, 6) for half in halves), tile
