@@ -19,7 +19,9 @@ out from training), which stages it passed:
   as the read asks it (`vision.pipeline.second_opinion`): what a perfect finder would leave to
   the reader.
 
-It reports each stage's share of all tiles, broken down by camera and by textured surface, so a
+It reports each stage's share of all tiles, broken down by camera, by textured surface and by
+whether the frame still shows every pip of the tile (`legible`, `vision.synth.legibility`: a tile
+whose pips glare or a webcam's grain wiped out is lost at its frame whatever the reader), so a
 change to one stage can be measured where it matters.
 """
 
@@ -56,10 +58,13 @@ def _inside(point: np.ndarray, corners: np.ndarray) -> bool:
 
 def stage_of_seed(seed: int) -> dict[str, Any]:
     """Every face-up tile of widened frame `seed`: the stages it passed."""
-    from vision.synth.widened import render_widened
+    from vision.synth.legibility import LEGIBLE_CONTRAST, pip_contrasts
+    from vision.synth.widened import widened_renderer
     from vision.train.harvest import Truth, label
 
-    frame = render_widened(seed)
+    renderer, scene = widened_renderer(seed)
+    frame = renderer.render(scene, seed)
+    contrasts = pip_contrasts(renderer, frame, seed)
     labels = frame.labels
     max_pip = int(labels["max_pip"])  # type: ignore[call-overload]
     net = shipped()
@@ -69,7 +74,7 @@ def stage_of_seed(seed: int) -> dict[str, Any]:
     view = read_image(frame.image, max_pip=max_pip)
     seen = [(t.a, t.b, frame_from_corners(t.corners)) for t in view.tiles]
     tiles = []
-    for tile in labels["tiles"]:  # type: ignore[attr-defined]
+    for tile, contrast in zip(labels["tiles"], contrasts, strict=True):  # type: ignore[call-overload]
         corners = np.array(tile["corners"], np.float32) * picture.factor
         truth = frame_from_corners(corners)
         passed = {"near": any(_inside(f.center, corners) for f in found)}
@@ -90,7 +95,8 @@ def stage_of_seed(seed: int) -> dict[str, Any]:
         reading = reading_at(truth, at_truth, 0, max_pip)
         passed["at its frame"] = ({reading.top, reading.bottom} == {tile["a"], tile["b"]}
                                   and reading.is_tile() and reading.confidence >= MIN_CONFIDENCE)
-        tiles.append({"tile": tile["tile"], "passed": passed, "half_width": truth.half_width})
+        tiles.append({"tile": tile["tile"], "passed": passed, "half_width": truth.half_width,
+                      "legible": contrast >= LEGIBLE_CONTRAST})
     return {"seed": seed, "camera": labels["camera"], "textured": labels["textured"],
             "surface": labels["surface"], "candidates": len(found), "tiles": tiles}
 
@@ -100,7 +106,7 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
     for result in results:
         keys = ["all", f"camera={result['camera']}", f"textured={result['textured']}"]
         for tile in result["tiles"]:
-            for key in keys:
+            for key in [*keys, f"legible={tile['legible']}"]:
                 for stage in STAGES:
                     groups[key][stage][0] += bool(tile["passed"][stage])
                     groups[key][stage][1] += 1

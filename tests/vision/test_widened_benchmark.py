@@ -113,6 +113,8 @@ def test_the_stage_recall_benchmark_follows_each_tile_through_the_reader() -> No
     summary = stages.summarise([result, result])
     assert summary["all"]["read"]["tiles"] == 4
     assert summary[f"camera={result['camera']}"] == summary["all"]
+    legible = [summary.get(f"legible={value}", {}).get("read", {}).get("tiles", 0) for value in (True, False)]
+    assert sum(legible) == 4
 
 
 def _perfect(frame: Any, background: Any = None) -> dict[str, Any]:
