@@ -11,7 +11,9 @@ read, `pip_contrasts` renders the frame twice more from the same renderer:
   two blank frames is the camera's noise twice over (its standard deviation times sqrt(2)).
 
 A pip's contrast is its signal's mean over its disc, over the noise's standard deviation on its
-tile; a tile's is its weakest pip's, since a tile with one pip wiped out reads as another tile.
+tile (each per pixel in the channel that differs most, so a coloured pip on a face of another
+colour counts); a tile's is its weakest pip's, since a tile with one pip wiped out reads as
+another tile.
 A tile below `LEGIBLE_CONTRAST` is illegible; a tile with no pip (0-0) has nothing to wipe out.
 
 The label's corners say where each half lies but not which way its face is mirrored; the pips
