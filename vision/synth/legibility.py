@@ -32,7 +32,7 @@ import numpy as np
 
 from vision.geometry import frame_from_corners
 from vision.synth.pips import pip_positions, pip_radius
-from vision.synth.scene import Frame, Renderer
+from vision.synth.scene import Frame, Renderer, Scene
 
 # A tile whose weakest pip's contrast (mean signal over the noise's standard deviation) is below
 # this is illegible. On widened tuning tables 10600-10899 (never the held-out 0-999), 15 of 2,225
@@ -46,7 +46,7 @@ NOISE_SEED_OFFSET = 7919
 _SUBPIXEL_BITS = 3  # cv2 drawing's fixed-point shift: discs placed to 1/8 px
 
 
-def blank_faces(frame: Frame) -> Any:
+def blank_faces(frame: Frame) -> Scene:
     """`frame`'s scene with every tile's face blank (0-0), each where it was."""
     return replace(frame.scene, tiles=tuple(replace(tile, a=0, b=0) for tile in frame.scene.tiles))
 
