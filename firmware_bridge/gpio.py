@@ -11,18 +11,23 @@ The pin factory is injected as `pin_factory=` (a gpiozero factory, or its name f
 Debouncing is done here, not by the factory, because gpiozero's mock pins ignore `bounce_time`
 and the behaviour must be the same on every factory: a press within `bounce_ms` of the last
 accepted edge of the same button is contact bounce and ignored.
+
+Beep patterns are played here too, each tone with its own on and off time, on a thread of the
+panel's own. Its pauses go through the injected `pause` (by default a wait on the player's stop
+event), so a test can check a pattern's timing exactly, without racing a real-time thread.
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from gpiozero import LED, Button, Buzzer
 
-from firmware_bridge.beeps import tones
+from firmware_bridge.beeps import Tone, tones
 from firmware_bridge.errors import BridgeError
 from firmware_bridge.protocol.codec import Beep, BeepPattern, ButtonPress
 
@@ -88,7 +93,9 @@ class GpioPanel:
     """Start/Pass/Continue (and optional per-seat "done") buttons, a buzzer and two status LEDs.
 
     `on_button` is called with a `ButtonPress` (source "gpio") in gpiozero's callback thread.
-    `clock` times the debounce; it defaults to the pin factory's own ticks.
+    `clock` times the debounce; it defaults to the pin factory's own ticks. `pause(stop, seconds)`
+    times a beep's tones: it returns True, ending the pattern, once `stop` is set, and by default
+    is `stop.wait(seconds)`.
     """
 
     def __init__(self, *, start_pin: int = 17, pass_pin: int = 27, continue_pin: int = 22,
@@ -96,7 +103,8 @@ class GpioPanel:
                  player_pins: Sequence[int] = (),
                  bounce_ms: int = 30, hold_seconds: float = 1.0, pin_factory: Any = None,
                  on_button: Callable[[ButtonPress], None] | None = None,
-                 clock: Callable[[], float] | None = None) -> None:
+                 clock: Callable[[], float] | None = None,
+                 pause: Callable[[threading.Event, float], bool] | None = None) -> None:
         if isinstance(pin_factory, str):
             pin_factory = pin_factory_by_name(pin_factory)
         pins = {"start_pin": start_pin, "pass_pin": pass_pin, "continue_pin": continue_pin,
@@ -113,6 +121,9 @@ class GpioPanel:
         self.bounces = 0
         self._callbacks: list[Callable[[ButtonPress], None]] = [on_button] if on_button else []
         self._devices: list[Any] = []
+        self._pause = pause or _wait
+        self._player: _Player | None = None
+        self._beeping = threading.Lock()
         try:
             self.clock = clock or (pin_factory or _default_factory()).ticks
             names = [("start", start_pin), ("pass", pass_pin), ("continue", continue_pin)]
@@ -163,9 +174,28 @@ class GpioPanel:
             beep = Beep.parse(pattern)
         else:
             beep = Beep(pattern) if isinstance(pattern, BeepPattern) else pattern
-        sounds = tones(beep)
-        # Every pattern repeats one on/off time (the rising match end differs only in pitch).
-        self.buzzer.beep(sounds[0].on_ms / 1000, sounds[0].off_ms / 1000, n=len(sounds), background=not wait)
+        with self._beeping:  # beeps may come from the service and from a button's callback at once
+            self._silence()
+            player = self._player = _Player(self.buzzer, tones(beep), self._pause)
+            player.start()
+        if wait:
+            player.join()
+
+    def wait_silent(self, timeout: float | None = None) -> bool:
+        """Wait until the pattern sounding, if any, has finished; whether it has within `timeout`."""
+        player = self._player
+        if player is not None and player.is_alive():
+            player.join(timeout)
+            return not player.is_alive()
+        return True
+
+    def _silence(self) -> None:
+        """Stop the pattern still sounding, if any, and wait until its buzzer is off."""
+        if self._player is not None:
+            self._player.stop.set()
+            if self._player.is_alive():
+                self._player.join()
+            self._player = None
 
     def leds(self, *, green: bool | None = None, red: bool | None = None) -> None:
         if green is not None:
@@ -178,6 +208,8 @@ class GpioPanel:
         self.leds(green=ok, red=not ok)
 
     def close(self) -> None:
+        with self._beeping:
+            self._silence()
         for device in reversed(self._devices):
             device.close()
         self._devices.clear()
@@ -187,6 +219,35 @@ class GpioPanel:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _wait(stop: threading.Event, seconds: float) -> bool:
+    return stop.wait(seconds)
+
+
+class _Player(threading.Thread):
+    """One beep pattern on an on/off buzzer: each tone on for its `on_ms`, then off for its
+    `off_ms` (the last tone's pause too, so that a pattern never runs into the next)."""
+
+    def __init__(self, buzzer: Any, sounds: Sequence[Tone],
+                 pause: Callable[[threading.Event, float], bool]) -> None:
+        super().__init__(name="gpio-beep", daemon=True)
+        self.buzzer = buzzer
+        self.sounds = tuple(sounds)
+        self.pause = pause
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        try:
+            for tone in self.sounds:
+                self.buzzer.on()
+                if self.pause(self.stop, tone.on_ms / 1000):
+                    return
+                self.buzzer.off()
+                if self.pause(self.stop, tone.off_ms / 1000):
+                    return
+        finally:
+            self.buzzer.off()
 
 
 def _default_factory() -> Any:

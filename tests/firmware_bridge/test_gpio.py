@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import queue
+import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -29,12 +31,6 @@ class FakeTicks:
 
     def __call__(self) -> float:
         return self.now
-
-
-def assert_timed_states(pin: object, expected: list[tuple[float, bool]]) -> None:
-    states = pin.states  # type: ignore[attr-defined]
-    assert len(states) == len(expected), states
-    pin.assert_states_and_times(expected)  # type: ignore[attr-defined]
 
 
 def test_buttons_report_presses_and_ignore_contact_bounce(factory: MockFactory) -> None:
@@ -80,17 +76,72 @@ def test_a_held_button_is_reported_as_held(factory: MockFactory) -> None:
         assert presses.get(timeout=1) == ButtonPress("continue", held=True, source="gpio")
 
 
+def states(pin: object) -> list[bool]:
+    """Every state `pin` has been in, first to last."""
+    return [bool(state.state) for state in pin.states]  # type: ignore[attr-defined]
+
+
+class RecordedPauses:
+    """A `pause` for `GpioPanel` that returns at once and records the buzzer's state and length
+    of each pause; one `blocking` on the first pause waits there until the pattern is stopped."""
+
+    def __init__(self, pin: object, *, blocking: bool = False) -> None:
+        self.pin = pin
+        self.blocking = blocking
+        self.paused: list[tuple[bool, float]] = []
+        self.entered: queue.Queue[float] = queue.Queue()
+
+    def __call__(self, stop: threading.Event, seconds: float) -> bool:
+        self.paused.append((bool(self.pin.state), seconds))  # type: ignore[attr-defined]
+        self.entered.put(seconds)
+        if self.blocking and len(self.paused) == 1:
+            return stop.wait(timeout=5)
+        return stop.is_set()
+
+
 @pytest.mark.parametrize(("pattern", "expected"), [
-    ("ok", [(0, False), (0, True), (0.1, False)]),
-    ("warning", [(0, False), (0, True), (0.1, False), (0.1, True), (0.1, False)]),
-    ("error", [(0, False), (0, True), (0.6, False)]),
-    ("2x50/150@880", [(0, False), (0, True), (0.05, False), (0.15, True), (0.05, False)]),
+    ("ok", [(True, 0.1), (False, 0.0)]),
+    ("warning", [(True, 0.1), (False, 0.1)] * 2),
+    ("error", [(True, 0.6), (False, 0.0)]),
+    ("timeout", [(True, 0.4), (False, 0.2)] * 3),
+    ("match-end", [(True, 0.15), (False, 0.05)] * 3),
+    ("2x50/150@880", [(True, 0.05), (False, 0.15)] * 2),
 ])
 def test_beep_patterns_are_timed(factory: MockFactory, pattern: str,
-                                 expected: list[tuple[float, bool]]) -> None:
-    with GpioPanel(pin_factory=factory) as panel:
+                                 expected: list[tuple[bool, float]]) -> None:
+    """Each tone sounds for its own on time, then is silent for its off time, whatever the load."""
+    pauses = RecordedPauses(factory.pin(18))
+    with GpioPanel(pin_factory=factory, pause=pauses) as panel:
         panel.beep(pattern, wait=True)
-        assert_timed_states(factory.pin(18), expected)
+        assert pauses.paused == expected
+        assert states(factory.pin(18)) == [False] + [True, False] * (len(expected) // 2)
+
+
+def test_a_beep_sounds_in_real_time_by_default(factory: MockFactory) -> None:
+    with GpioPanel(pin_factory=factory) as panel:
+        started = time.monotonic()
+        panel.beep("2x50/150@880", wait=True)
+        assert time.monotonic() - started >= 0.4 - 0.005  # two tones of 50 ms on, 150 ms off
+        assert states(factory.pin(18)) == [False, True, False, True, False]
+
+
+def test_a_new_beep_replaces_one_still_sounding(factory: MockFactory) -> None:
+    pauses = RecordedPauses(factory.pin(18), blocking=True)
+    with GpioPanel(pin_factory=factory, pause=pauses) as panel:
+        panel.beep("error")  # in the background, held in its first pause
+        assert pauses.entered.get(timeout=5) == 0.6
+        panel.beep("ok", wait=True)
+        assert pauses.paused == [(True, 0.6), (True, 0.1), (False, 0.0)]
+        assert states(factory.pin(18)) == [False, True, False, True, False]
+
+
+def test_closing_the_panel_silences_the_buzzer(factory: MockFactory) -> None:
+    pauses = RecordedPauses(factory.pin(18), blocking=True)
+    panel = GpioPanel(pin_factory=factory, pause=pauses)
+    panel.beep("timeout")
+    assert pauses.entered.get(timeout=5) == 0.4
+    panel.close()
+    assert states(factory.pin(18)) == [False, True, False]
 
 
 def test_leds_show_status(factory: MockFactory) -> None:

@@ -144,8 +144,8 @@ def test_gpio_buttons_and_buzzer_on_mock_pins() -> None:
         buzzer.clear_states()
         adapter.signal("error")
         assert panel.error_led.value and not panel.ok_led.value
-        panel.buzzer._blink_thread.join(5)
-        assert [state.state for state in buzzer.states][:3] == [False, True, False]
+        assert panel.wait_silent(5)
+        assert [state.state for state in buzzer.states] == [False, True, False]
     finally:
         adapter.stop()
     assert board_text("Ayşe: take 5-6 back please") == "Ayse: take 5-6 b"
