@@ -4,6 +4,8 @@ The stages, each a small module of its own, run by `vision.pipeline` top to bott
 image to a bounded scale (`vision.scale`), let the finder say where tiles may lie, face up or face
 down (`vision.finder`), let the tile reader decide what each face-up candidate holds and where
 (`vision.crops`, `vision.tilenet`), keep one reading per place and find joins (`vision.layout`).
+A photo whose tiles show it was taken at a slant is then read again on their plane
+(`vision.slant`).
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.errors import VisionError
 from vision.geometry import TileFrame, frame_from_corners
+from vision.image import checked_bgr
 from vision.pipeline import MIN_CONFIDENCE, read_checked
 from vision.rectify import read_on_table
+from vision.slant import read_slanted
 from vision.tilenet import MAX_PIPS
 from vision.types import SeenTile, TableView, tile_name
 
@@ -43,7 +47,9 @@ def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float
     most once: of two readings of one tile the likelier is kept, and the other, a misread, goes.
     `calibration`, the fixed camera's (`vision.calibration.Calibration`), has the table read on
     its own plane, where every tile has the layout's length however the camera leans, and only
-    the table (`vision.rectify`); it replaces `tile_length_px`.
+    the table (`vision.rectify`); it replaces `tile_length_px`. With neither, a photo whose tiles
+    show it was taken at a slant (near tiles larger than far ones, every tile squashed one way)
+    is read again on the plane they lie on (`vision.slant`).
     Any resolution is read at a bounded working scale (`vision.scale`); corners are this image's
     pixels. Raises `VisionError` naming what was wrong for None, a wrong dtype, shape or channel
     count, an empty, tiny or oversized image (or background, or one of another size), a
@@ -66,8 +72,13 @@ def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float
                               f"{tile_length_px!r}): the calibration gives every tile's length")
         return read_on_table(image_bgr, calibration, max_pip=max_pip, min_confidence=min_confidence,
                              background=background, one_set=one_set)
-    return read_checked(image_bgr, max_pip=max_pip, min_confidence=min_confidence,
+    checked = checked_bgr(image_bgr)
+    view = read_checked(checked, max_pip=max_pip, min_confidence=min_confidence,
                         tile_length_px=tile_length_px, background=background, one_set=one_set)
+    if tile_length_px is not None:  # a known length: the camera looks straight down
+        return view
+    return read_slanted(checked, view, max_pip=max_pip, min_confidence=min_confidence,
+                        background=background, one_set=one_set)
 
 
 def frame_of(tile: SeenTile) -> TileFrame:
