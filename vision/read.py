@@ -75,7 +75,7 @@ def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float
     checked = checked_bgr(image_bgr)
     view = read_checked(checked, max_pip=max_pip, min_confidence=min_confidence,
                         tile_length_px=tile_length_px, background=background, one_set=one_set)
-    if tile_length_px is not None:  # a known length: the camera looks straight down
+    if tile_length_px is not None:  # the caller says every tile is this long: no slant to undo
         return view
     return read_slanted(checked, view, max_pip=max_pip, min_confidence=min_confidence,
                         background=background, one_set=one_set)
