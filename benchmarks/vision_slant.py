@@ -27,6 +27,7 @@ import multiprocessing
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -39,11 +40,24 @@ from vision.evaluate import ImageScore, label_max_pip, labelled_image, load_labe
 from vision.image import checked_bgr
 from vision.pipeline import MIN_CONFIDENCE, read_checked
 from vision.progress import progress
-from vision.read import read_image
+from vision.read import TableView, read_image
 
 FOCAL_SHARE = 0.9  # the camera's focal length over the picture's longer side
 DEGREES = (0.0, 30.0, 40.0, 50.0)
 WIDENED_SEED = 20000
+
+
+def _first_read_only(image: np.ndarray, max_pip: int) -> TableView:
+    return read_checked(checked_bgr(image), max_pip=max_pip, min_confidence=MIN_CONFIDENCE, one_set=True)
+
+
+def _with_the_slant_read(image: np.ndarray, max_pip: int) -> TableView:
+    return read_image(image, max_pip=max_pip, one_set=True)
+
+
+# The two ways each picture is read, told one set: `read_image` without its slant read, and whole.
+READS: dict[str, Callable[[np.ndarray, int], TableView]] = {
+    "first read only": _first_read_only, "with the slant read": _with_the_slant_read}
 
 
 def camera_turn(image: np.ndarray, degrees: float, axis_radians: float) -> tuple[np.ndarray, np.ndarray]:
@@ -72,13 +86,9 @@ def _both_reads(name: str, image: np.ndarray, label: dict[str, Any],
                 max_pip: int) -> dict[str, tuple[ImageScore, float]]:
     """`image` read with and without the slant read: each one's score and CPU seconds."""
     out = {}
-    for way in ("first read only", "with the slant read"):
+    for way, read in READS.items():
         started = time.process_time()
-        if way == "with the slant read":
-            view = read_image(image, max_pip=max_pip, one_set=True)
-        else:
-            view = read_checked(checked_bgr(image), max_pip=max_pip, min_confidence=MIN_CONFIDENCE,
-                                one_set=True)
+        view = read(image, max_pip)
         out[way] = (score_image(name, view.to_json(), label), time.process_time() - started)
     return out
 
@@ -107,7 +117,7 @@ def photo_turns(folder: Path, labels_file: Path | None,
 
 def _figures(results: list[dict[str, tuple[ImageScore, float]]]) -> dict[str, Any]:
     figures = {}
-    for way in ("first read only", "with the slant read"):
+    for way in READS:
         scores = [r[way][0] for r in results]
         total = summarise(scores)
         figures[way] = {

@@ -121,7 +121,7 @@ class GpioPanel:
         self.bounces = 0
         self._callbacks: list[Callable[[ButtonPress], None]] = [on_button] if on_button else []
         self._devices: list[Any] = []
-        self._pause = pause or _wait
+        self._pause = pause or threading.Event.wait
         self._player: _Player | None = None
         self._beeping = threading.Lock()
         try:
@@ -219,10 +219,6 @@ class GpioPanel:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-
-def _wait(stop: threading.Event, seconds: float) -> bool:
-    return stop.wait(seconds)
 
 
 class _Player(threading.Thread):

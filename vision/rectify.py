@@ -177,7 +177,16 @@ def read_on_table(image_bgr: object, calibration: object, *, max_pip: int, min_c
     rectified = rectify(checked, table)
     if rectified is None:
         return TableView(tiles=())
+    return read_rectified(rectified, max_pip=max_pip, min_confidence=min_confidence,
+                          tile_length_px=rectified.tile_length_px, empty=empty, one_set=one_set)
+
+
+def read_rectified(rectified: Rectified, *, max_pip: int, min_confidence: float,
+                   tile_length_px: float | None, empty: np.ndarray | None, one_set: bool) -> TableView:
+    """`read_checked` of `rectified`'s picture, told `tile_length_px` (None: no length) and given
+    the checked empty table `empty` (of the input's size) rectified the same way, with every
+    corner in the input's px."""
     view = read_checked(rectified.image, max_pip=max_pip, min_confidence=min_confidence,
-                        tile_length_px=rectified.tile_length_px,
+                        tile_length_px=tile_length_px,
                         background=None if empty is None else rectified.warp(empty), one_set=one_set)
     return view_on_input(rectified, view)

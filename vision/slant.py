@@ -39,9 +39,9 @@ import numpy as np
 
 from vision.calibration import Calibration, TableLayout
 from vision.geometry import TILE_ASPECT, TileFrame, frame_from_corners
-from vision.pipeline import OFF_SIZE, checked_background, read_checked
+from vision.pipeline import OFF_SIZE, checked_background
 from vision.plane import project
-from vision.rectify import rectify, view_on_input
+from vision.rectify import read_rectified, rectify
 from vision.types import TableView
 
 # Face-up tiles (kept, or dropped as not the set's size) a first read must see for a plane to be
@@ -71,6 +71,12 @@ MIN_SPREAD = 0.75
 GRADIENT_RIDGE = 0.05
 # Reads on the plane at most: each next one fitted to the tiles the last one saw, while it sees more.
 SLANT_READS = 2
+
+
+def _image_corners(shape: tuple[int, ...]) -> np.ndarray:
+    """float64 (4, 2): the corners of a picture of `shape` (H, W, ...), in its px."""
+    height, width = shape[:2]
+    return np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float64)
 
 
 def _normalised(points: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
@@ -105,11 +111,9 @@ def vanishing_line(frames: list[TileFrame], shape: tuple[int, ...]) -> np.ndarra
     if line[2] <= 0:
         return None
     line = line / line[2]
-    # At the image's corners (+-w/2, +-h/2 in half-diagonals), the least l . p is
-    # 1 - |gradient . corner| at worst: keep the length's change within MAX_SLANT.
-    height, width = shape[:2]
-    half = math.hypot(width, height) / 2
-    corners = np.array([[sx * width / 2 / half, sy * height / 2 / half] for sx in (-1, 1) for sy in (-1, 1)])
+    # At the image's corners (symmetric about its centre, where l . p = 1), the least l . p is
+    # 1 - |gradient . corner|: keep the length's change within MAX_SLANT.
+    corners, _ = _normalised(_image_corners(shape), shape)
     reach = float(np.max(np.abs(corners @ line[:2])))
     most = (MAX_SLANT ** (2 / 3) - 1) / (MAX_SLANT ** (2 / 3) + 1)  # (1+r)/(1-r) = MAX_SLANT^(2/3)
     if reach > most:
@@ -209,11 +213,7 @@ def slant_of(view: TableView, off_size: list[np.ndarray], shape: tuple[int, ...]
         line = vanishing_line(frames, shape)
         if line is None:
             return None
-    height, width = shape[:2]
-    corners = np.array([[0, 0, 1], [width, 0, 1], [width, height, 1], [0, height, 1]], np.float64)
-    centre = float(line @ np.array([width / 2, height / 2, 1.0]))
-    line = line / centre
-    depth = corners @ line
+    depth = np.hstack([_image_corners(shape), np.ones((4, 1))]) @ line  # 1 at the image's centre
     slant = float((depth.max() / depth.min()) ** 1.5)
     receded = _recede(line)
     metric = affine_metric(frames, receded)
@@ -233,10 +233,9 @@ def plane_calibration(image_to_plane: np.ndarray, shape: tuple[int, ...],
     `vision.rectify.rectify` warps it)."""
     layout = TableLayout()
     height, width = shape[:2]
-    corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float64)
     mm_per_px = layout.tile_length_mm / tile_length_px
     to_mm = np.diag([mm_per_px, mm_per_px, 1.0]) @ image_to_plane
-    footprint = project(to_mm, corners)
+    footprint = project(to_mm, _image_corners(shape))
     low, high = footprint.min(axis=0), footprint.max(axis=0)
     shift = np.array([[1.0, 0, -low[0]], [0, 1.0, -low[1]], [0, 0, 1]])
     table = TableLayout(width_mm=float(high[0] - low[0]), height_mm=float(high[1] - low[1]), zones={})
@@ -268,14 +267,16 @@ def _read_on_plane(image: np.ndarray, view: TableView, *, max_pip: int, min_conf
     plane = slant_of(view, off_size, image.shape)
     if plane is None:
         return None
-    lengths = [np.linalg.norm(np.diff(project(plane, frame_from_corners(c).corners().astype(np.float64)
-                                                      )[[0, 3]], axis=0))
-               for c in [t.corners for t in view.tiles] + off_size]
+    def length_on_plane(corners: np.ndarray) -> float:
+        """The tile's a-half edge to its b-half edge, along its frame's left side, on the plane."""
+        on_plane = project(plane, frame_from_corners(corners).corners().astype(np.float64))
+        return float(np.linalg.norm(on_plane[3] - on_plane[0]))
+
+    lengths = [length_on_plane(c) for c in [t.corners for t in view.tiles] + off_size]
     calibration = plane_calibration(plane, image.shape, float(np.median(lengths)))
     rectified = rectify(image, calibration)
     if rectified is None:
         return None
-    empty = None if background is None else rectified.warp(checked_background(background, image.shape))
-    again = read_checked(rectified.image, max_pip=max_pip, min_confidence=min_confidence,
-                         background=empty, one_set=one_set)
-    return view_on_input(rectified, again)
+    empty = None if background is None else checked_background(background, image.shape)
+    return read_rectified(rectified, max_pip=max_pip, min_confidence=min_confidence, tile_length_px=None,
+                          empty=empty, one_set=one_set)

@@ -71,13 +71,19 @@ def test_a_reading_of_the_unchanged_table_goes_and_backs_stay(
 
 def test_a_textured_table_read_as_a_tile_reads_as_nothing_beside_its_empty_picture() -> None:
     pytest.importorskip("vision.synth.widened", reason="vision.synth is not in this checkout")
-    from vision.synth.widened import render_widened, render_widened_empty, render_widened_with_empty
+    from vision.synth.widened import (
+        render_widened,
+        render_widened_empty,
+        render_widened_empty_of,
+        widened_renderer,
+    )
 
     # Tuning frame 10063: planks and a low-resolution webcam, no tile. The reader alone takes a
     # knot in the wood for a blank double; its empty picture shows the knot was always there.
     frame, empty = render_widened(10063), render_widened_empty(10063)
-    # The benchmark draws both from one renderer: the same pictures.
-    together = render_widened_with_empty(10063)
+    # The benchmark draws both from one renderer (`widened_renderer`): the same pictures.
+    renderer, scene = widened_renderer(10063)
+    together = renderer.render(scene, 10063), render_widened_empty_of(renderer, scene, 10063)
     assert np.array_equal(together[0].image, frame.image) and np.array_equal(together[1].image, empty.image)
     assert frame.labels["tiles"] == [] and frame.image.shape == empty.image.shape
     assert not np.array_equal(frame.image, empty.image)  # another moment's sensor noise

@@ -337,15 +337,7 @@ def render_widened_empty(seed: int, size: tuple[int, int] = (1920, 1080),
     return render_widened_empty_of(*widened_renderer(seed, size, max_pip), seed)
 
 
-def render_widened_with_empty(seed: int, size: tuple[int, int] = (1920, 1080),
-                              max_pip: int | None = None) -> tuple[Frame, Frame]:
-    """`render_widened` and `render_widened_empty` of one seed from one renderer: its table,
-    light and clutter (0.2-2.4 s of CPU a seed) are drawn once."""
-    renderer, scene = widened_renderer(seed, size, max_pip)
-    return renderer.render(scene, seed), render_widened_empty_of(renderer, scene, seed)
-
-
 __all__ = [
     "WidenedRenderer", "Widening", "occupied", "render_widened", "render_widened_empty",
-    "render_widened_empty_of", "render_widened_with_empty", "widened_renderer", "widened_style",
+    "render_widened_empty_of", "widened_renderer", "widened_style",
 ]
