@@ -19,9 +19,9 @@ from vision.finder import (
     CLOSER_MAX_SIDE,
     CLOSER_REACH,
     CLOSER_STEP,
+    LENGTHS,
     MARGIN,
     MAX_ENLARGE,
-    MIN_LEVEL_SIDE,
     SIZE_QUORUM,
     SIZE_SURE,
     SMALL_TILE_LENGTH,
@@ -34,16 +34,36 @@ from vision.finder import (
     one_per_tile,
     shipped_finder,
 )
+from vision.read import read_image
 
 
 def test_the_pyramid_halves_from_the_top_level_down_to_the_smallest() -> None:
     assert levels((1080, 1920, 3))[0] == pytest.approx(TOP_SIDE / 1920)
     assert levels((100, 150, 3))[0] == pytest.approx(2.0)  # a small photo is enlarged, at most twice
-    for shape in [(1080, 1920), (3000, 4000), (120, 90), (16, 16)]:
+    for shape in [(1080, 1920), (3000, 4000), (120, 90), (60, 120), (16, 16)]:
         scales = levels(shape)
         assert all(b == pytest.approx(a / 2) for a, b in itertools.pairwise(scales))
-        assert max(shape) * scales[-1] >= MIN_LEVEL_SIDE or len(scales) == 1
-        assert max(shape) * scales[-1] / 2 < MIN_LEVEL_SIDE
+        # Down to a level where a tile as long as the picture is well inside the trained lengths.
+        assert max(shape) * scales[-1] <= LENGTHS[1] / 2
+        assert max(shape) * scales[-1] * 2 > LENGTHS[1] / 2 or len(scales) == 1
+
+
+@pytest.mark.parametrize("length", [60, 120])
+def test_a_tile_that_fills_a_small_picture_is_read(length: int) -> None:
+    # A picture cropped to one tile, as a dataset of single tiles holds them: no table round it,
+    # upright and on its side. Before the pyramid went below 64 px a side, a 120-px tile lay
+    # beyond the finder's lengths at every level, and most such crops were read as nothing.
+    from vision.synth.dataset import render_example
+
+    frame = render_example(2)
+    for tile in frame.labels["tiles"][:6]:  # type: ignore[index]
+        half = length // 2
+        upright = np.array([[0, 0], [half, 0], [half, length], [0, length]], np.float32)
+        to_crop = cv2.getPerspectiveTransform(np.array(tile["corners"], np.float32), upright)
+        crop = cv2.warpPerspective(frame.image, to_crop, (half, length), flags=cv2.INTER_AREA)
+        for turns in (0, 1):
+            view = read_image(np.ascontiguousarray(np.rot90(crop, turns)))
+            assert [t.tile for t in view.tiles] == [tile["tile"]], (tile["tile"], turns)
 
 
 @settings(max_examples=40, deadline=None)
