@@ -68,16 +68,19 @@ class Style:
     face_colour: Colour | None = None
     pip_ink: Colour | None = None
     divider_colour: Colour | None = None
+    # The per-value colours of "coloured" pips, if not `PIP_PALETTE`: sets print other palettes.
+    pip_palette: tuple[Colour, ...] | None = None
 
     @property
     def body_colour(self) -> Colour:
         return self.face_colour if self.face_colour is not None else TILE_BODIES[self.tile_body]
 
     def pip_colour(self, value: int) -> Colour:
+        palette = self.pip_palette or PIP_PALETTE
         if self.pips == "coloured":
-            return PIP_PALETTE[value % len(PIP_PALETTE)]
+            return palette[value % len(palette)]
         if self.pips == "coloured_bright":
-            colour = PIP_PALETTE[value % len(PIP_PALETTE)]
+            colour = palette[value % len(palette)]
             return (0.92, 0.92, 0.92) if max(colour) < DARK_PIP else colour
         if self.pips == "ink" and self.pip_ink is not None:
             return self.pip_ink
