@@ -6,9 +6,9 @@ Sets with a colour per value print different palettes: one maker's 5 is another'
 frames S..S+N-1 (`vision.synth.widened`, default 0..999, held out from training), those whose set
 has coloured pips are rendered with their own palette and once more with its colours moved to
 other values (`moved`: each value takes the colour of the value `SHIFT` above it, wrapping round,
-so no value keeps its own), and each picture is read told one set. A reader that counts pips
-reads both alike; one that learned which colour is which value loses or misreads tiles on the
-second.
+so no value keeps its own), and each picture is read told one set. A reader that learned which
+colour is which value loses or misreads tiles on the second. One that counts loses a little too:
+a pale colour moved onto a value of many pips leaves more pips to miss.
 """
 
 from __future__ import annotations
