@@ -9,8 +9,8 @@ dice, print and patterned cloth, and learned what a tile looks like.
 
 It was trained on tiles `LENGTHS` px long, so it looks at the image in a pyramid of halvings
 (`levels`): from `TOP_SIDE` px on the longer side (a small photo enlarged up to `MAX_ENLARGE`)
-down to a level where even a tile filling the picture lies well inside those lengths, each
-level answering for the tiles of its lengths; a tile found at two
+down to a level where even a tile filling the picture is within those lengths, each level
+answering for the tiles of its lengths; a tile found at two
 levels is kept once (`one_per_tile`). When the sure candidates are short at the top level
 (`SMALL_TILE_LENGTH`), the part of the image round them is looked at once more, closer
 (`closer_look`). With a calibration the tile's length is known and one level is enough: the one
@@ -99,19 +99,20 @@ class Found:
 def levels(shape: tuple[int, ...]) -> list[float]:
     """The pyramid's scale factors for an image of `shape` (H, W, ...), largest first.
 
-    Halved until the longer side is at most half the longest tile the finder was trained on
+    Halved until the longer side is at most the longest tile the finder was trained on
     (`LENGTHS`): a tile that fills the picture (a close-up, a picture cropped to one tile) is then
-    found at a level where it lies well inside the lengths it was trained on. Halving only while
-    a level kept 64 px a side, a picture cropped to one tile 60 or 120 px long was last seen with
-    the tile 120 px long, beyond them: 2 and 7 of 30 rendered tiles so cropped were read, against
-    30 and 30 now (`benchmarks.vision_cropped`). Stopping at the longest length
-    itself, a tile filling a picture at 45 degrees is framed too small and turned more often
-    (tight crops of the shared photos' tiles: 40 of 63 read at 120 px, against 48). A 1080p
-    frame's pyramid gains a 48-px level: 0.7 ms of the finder's 51 on one core."""
+    one it was trained on at the last level. Halving only while a level kept 64 px a side, a
+    picture cropped to one tile 60 or 120 px long was last seen with the tile 120 px long, beyond
+    them: 2 and 7 of 30 rendered tiles so cropped were read, against 30 and 30 now
+    (`benchmarks.vision_cropped`). A picture of 384 px or more keeps its pyramid (a 1080p frame's
+    is 768, 384, 192 and 96 px). Halving once more, to half the longest length, read more real
+    tiles filling their picture at 45 degrees (48-53 of 63 crops, against 40-50), but gave every
+    1080p frame a 48-px level whose few huge candidates cost 7 ms (4 %) of a read.
+    """
     longer = max(int(shape[0]), int(shape[1]))
     scale = min(MAX_ENLARGE, TOP_SIDE / longer)
     out = [scale]
-    while longer * scale > LENGTHS[1] / 2:
+    while longer * scale > LENGTHS[1]:
         scale /= 2
         out.append(scale)
     return out

@@ -43,9 +43,11 @@ def test_the_pyramid_halves_from_the_top_level_down_to_the_smallest() -> None:
     for shape in [(1080, 1920), (3000, 4000), (120, 90), (60, 120), (16, 16)]:
         scales = levels(shape)
         assert all(b == pytest.approx(a / 2) for a, b in itertools.pairwise(scales))
-        # Down to a level where a tile as long as the picture is well inside the trained lengths.
-        assert max(shape) * scales[-1] <= LENGTHS[1] / 2
-        assert max(shape) * scales[-1] * 2 > LENGTHS[1] / 2 or len(scales) == 1
+        # Down to the first level where a tile as long as the picture is one the finder knows.
+        assert max(shape) * scales[-1] <= LENGTHS[1]
+        assert max(shape) * scales[-1] * 2 > LENGTHS[1] or len(scales) == 1
+    # A 1080p frame's pyramid is 768, 384, 192 and 96 px: a tile filling it is found at 96.
+    assert [round(1920 * s) for s in levels((1080, 1920))] == [768, 384, 192, 96]
 
 
 @pytest.mark.parametrize("length", [60, 120])
