@@ -150,6 +150,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     report: dict[str, Any] = {}
+    count = args.count
+    if count:
+        try:
+            import vision.synth.widened  # noqa: F401
+        except ImportError:
+            print("vision.synth is not installed: no widened frames", file=sys.stderr)
+            count = 0
+    # One pool for every angle: each worker loads the networks once.
+    pool = multiprocessing.get_context("spawn").Pool(args.jobs) if count and args.jobs > 1 else None
     for degrees in args.degrees:
         if (args.folder / "labels.json").is_file() or args.labels:
             figures = _figures(photo_turns(args.folder, args.labels, degrees))
@@ -157,23 +166,17 @@ def main(argv: list[str] | None = None) -> int:
             _print(f"{args.folder}, turned {degrees:g} degrees", figures)
         else:
             print(f"{args.folder}: no labelled photos there, left out", file=sys.stderr)
-        if args.count:
-            try:
-                import vision.synth.widened  # noqa: F401
-            except ImportError:
-                print("vision.synth is not installed: no widened frames", file=sys.stderr)
-                continue
-            pool = multiprocessing.get_context("spawn").Pool(args.jobs) if args.jobs > 1 else None
-            seeds = range(args.seed, args.seed + args.count)
+        if count:
+            seeds = range(args.seed, args.seed + count)
             work = partial(widened_seed, degrees=degrees)
-            results = list(progress(pool.imap(work, seeds) if pool else map(work, seeds), total=args.count,
+            results = list(progress(pool.imap(work, seeds) if pool else map(work, seeds), total=count,
                                     what=f"widened frames at {degrees:g} degrees"))
-            if pool:
-                pool.close()
             figures = _figures(results)
             report[f"widened, {degrees:g} degrees"] = figures
-            last = args.seed + args.count - 1
+            last = args.seed + count - 1
             _print(f"widened frames {args.seed}..{last}, turned {degrees:g} degrees", figures)
+    if pool:
+        pool.close()
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
     return 0

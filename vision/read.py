@@ -19,7 +19,7 @@ from vision.calibration import Calibration
 from vision.errors import VisionError
 from vision.geometry import TileFrame, frame_from_corners
 from vision.image import checked_bgr
-from vision.pipeline import MIN_CONFIDENCE, read_checked
+from vision.pipeline import MIN_CONFIDENCE, checked_background, read_checked
 from vision.rectify import read_on_table
 from vision.slant import read_slanted
 from vision.tilenet import MAX_PIPS
@@ -73,12 +73,14 @@ def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float
         return read_on_table(image_bgr, calibration, max_pip=max_pip, min_confidence=min_confidence,
                              background=background, one_set=one_set)
     checked = checked_bgr(image_bgr)
+    # Checked once here: a slanted photo's reads on its plane warp the same empty table again.
+    empty = None if background is None else checked_background(background, checked.shape)
     view = read_checked(checked, max_pip=max_pip, min_confidence=min_confidence,
-                        tile_length_px=tile_length_px, background=background, one_set=one_set)
+                        tile_length_px=tile_length_px, background=empty, one_set=one_set)
     if tile_length_px is not None:  # the caller says every tile is this long: no slant to undo
         return view
     return read_slanted(checked, view, max_pip=max_pip, min_confidence=min_confidence,
-                        background=background, one_set=one_set)
+                        background=empty, one_set=one_set)
 
 
 def frame_of(tile: SeenTile) -> TileFrame:

@@ -39,7 +39,7 @@ import numpy as np
 
 from vision.calibration import Calibration, TableLayout
 from vision.geometry import TILE_ASPECT, TileFrame, frame_from_corners
-from vision.pipeline import OFF_SIZE, checked_background
+from vision.pipeline import OFF_SIZE
 from vision.plane import project
 from vision.rectify import read_rectified, rectify
 from vision.types import TableView
@@ -66,7 +66,7 @@ MAX_SQUASH = 3.0
 MIN_SPREAD = 0.75
 # The fit's slope is shrunk towards none by this weight per tile (on sizes over their median, in
 # half-diagonals of the image). On widened frames 20000-20199 turned 40 degrees (before off-size
-# readings joined only where they fit, `_fits`): 0.05 read 1449 tiles right and 5 false, 0.01
+# readings joined only where they fit, `_fitting`): 0.05 read 1449 tiles right and 5 false, 0.01
 # 1460 and 7, none (a full fit, and `MIN_SPREAD` alone) 1406 and 12; the first read alone 1373, 6.
 GRADIENT_RIDGE = 0.05
 # Reads on the plane at most: each next one fitted to the tiles the last one saw, while it sees more.
@@ -181,14 +181,15 @@ def _size(frame: TileFrame) -> float:
     return float((frame.half_width * frame.half_length) ** (1 / 3))
 
 
-def _fits(frame: TileFrame, line: np.ndarray, fitted: list[TileFrame]) -> bool:
-    """Whether `frame` is the size `line` (fitted to `fitted`) gives a tile at its place, within
-    `FIT_INLIER_LOG`."""
+def _fitting(frames: list[TileFrame], line: np.ndarray, fitted: list[TileFrame]) -> list[TileFrame]:
+    """Those of `frames` of the size `line` (fitted to `fitted`) gives a tile at their place,
+    within `FIT_INLIER_LOG`."""
     def depth(f: TileFrame) -> float:
         return float(line @ np.array([f.center[0], f.center[1], 1.0]))
 
     scale = float(np.median([_size(f) / depth(f) for f in fitted]))
-    return depth(frame) > 0 and abs(math.log(_size(frame) / (scale * depth(frame)))) < FIT_INLIER_LOG
+    return [f for f in frames
+            if depth(f) > 0 and abs(math.log(_size(f) / (scale * depth(f)))) < FIT_INLIER_LOG]
 
 
 def _square_root(metric: np.ndarray) -> np.ndarray:
@@ -207,7 +208,7 @@ def slant_of(view: TableView, off_size: list[np.ndarray], shape: tuple[int, ...]
         return None
     # A reading dropped as not the set's size joins the fit only where the kept tiles' plane says
     # a tile is that size: a near tile at a slant, not a jumbo tile of another set.
-    joining = [f for f in map(frame_from_corners, off_size) if _fits(f, line, frames)]
+    joining = _fitting([frame_from_corners(c) for c in off_size], line, frames)
     if joining:
         frames += joining
         line = vanishing_line(frames, shape)
@@ -246,7 +247,9 @@ def read_slanted(image: np.ndarray, view: TableView, *, max_pip: int, min_confid
                  background: np.ndarray | None = None, one_set: bool = False) -> TableView:
     """`view`, the first read of the checked `image`, or, when its tiles show the picture was taken
     at a slant (`slant_of`), the read of `image` on their plane with corners in `image`'s px,
-    unless that sees fewer tiles; up to `SLANT_READS` times, each from the tiles the last read saw."""
+    unless that sees fewer tiles; up to `SLANT_READS` times, each from the tiles the last read saw.
+    `background` is the empty table already checked against `image`
+    (`vision.pipeline.checked_background`), or None."""
     for _ in range(SLANT_READS):
         again = _read_on_plane(image, view, max_pip=max_pip, min_confidence=min_confidence,
                                background=background, one_set=one_set)
@@ -277,6 +280,5 @@ def _read_on_plane(image: np.ndarray, view: TableView, *, max_pip: int, min_conf
     rectified = rectify(image, calibration)
     if rectified is None:
         return None
-    empty = None if background is None else checked_background(background, image.shape)
     return read_rectified(rectified, max_pip=max_pip, min_confidence=min_confidence, tile_length_px=None,
-                          empty=empty, one_set=one_set)
+                          empty=background, one_set=one_set)
