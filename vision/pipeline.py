@@ -59,7 +59,7 @@ FIRST_LOOK_MIN = 0.05
 # right 15 times and wrong 8, as calibrated, nearly all a webcam's blurred pips, and all wrong
 # ones but one were misreads of a tile that is there. For the referee a misread is a false
 # play, and a reading left out is read again from the next frame. From 0.5: tiles right
-# 8992 -> 8977, false 17 -> 9 (README, "Why a reading must be 0.7 sure").
+# 8992 -> 8977, false 17 -> 9 (docs/vision-design.md, "Why a reading must be 0.7 sure").
 MIN_CONFIDENCE = 0.7
 # The reader's probability of a face-up tile below which a reading is no tile, whatever its pips:
 # a frame on a pattern's cell, two backs side by side or a card is taken for a tile at lower

@@ -91,7 +91,7 @@ FINDER_STEPS = 8000  # batches of `vision.train.finder` patches the finder is fi
 IMAGES = 1000  # tables for both fits (the finder's patches, the reader's crops)
 # Tables for the reader alone, after the finder's. Measured on widened tuning tables 10000-10299
 # and 10300-10599 (never the held-out 0-999), each against the 1,000-table recipe retrained on
-# the same kept tables: see the README's "Training the networks".
+# the same kept tables: see docs/vision-design.md, "Why 500 more tables for the reader".
 READER_IMAGES = 500
 # Passes over the crops of tiles the reader is fitted on (a fresh draw of the rest each). Seven
 # against four, each fitted on the same kept finder, tables and crops: the held-out validation
@@ -99,7 +99,7 @@ READER_IMAGES = 500
 # tuning tables 10000-10299 and 10600-11199 (never the held-out 0-999) read 2341 -> 2348 and
 # 4463 -> 4480 tiles right, 5 -> 3 and 10 -> 8 false, 257 -> 259 and 496 -> 502 tables exact, for
 # about 6 more minutes of `make model`. Ten read the validation crops better still but those tables
-# no better, for 6 minutes more again (README, "Training the networks").
+# no better, for 6 minutes more again (docs/vision-design.md, "Why seven epochs").
 READER_EPOCHS = 7
 Render = Callable[[int, tuple[int, int]], Frame]
 

@@ -44,7 +44,7 @@ PIPS_ALONG = 0.5
 JITTERED_PER_TILE = 6  # frames drawn around each face-up tile ...
 # ... and each face-down one: with three, the wider reader (`vision.train.net.READER_WIDTHS`) took
 # many a back in a tidy row for a frame straddling two (it counted a new hand's row exactly in 4
-# of 12 films, against 12 with six; README, "Training the networks").
+# of 12 films, against 12 with six; docs/vision-design.md).
 JITTERED_PER_BACK = 6
 SHIFTED_PER_TILE = 2  # frames that straddle a tile and its neighbour
 RANDOM_PER_IMAGE = 15  # frames on bare table, of the tiles' size ...

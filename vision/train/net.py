@@ -39,7 +39,7 @@ class TileReaderNet(nn.Module):
     the dense layer (it sees where on the tile each feature is, which tells the halves apart), so
     the squeeze lets the convolutions widen (more pip and face looks) while the file stays small:
     widths (16, 24, 48, 64) without it read 2311 tiles right on widened tuning tables 10000-10299
-    and 2137 on 10300-10599 (told one set), these 2324 and 2147 (README, "Training the networks")."""
+    and 2137 on 10300-10599 (told one set), these 2324 and 2147 (docs/vision-design.md)."""
 
     def __init__(
         self, widths: tuple[int, int, int, int] = READER_WIDTHS, squeeze: int = READER_SQUEEZE,

@@ -41,7 +41,7 @@ def test_a_new_hands_tidy_row_of_plain_backs_is_counted_as_the_tracker_reads_it(
     """The boneyard a hand starts with, backs side by side in a row, read through the calibration:
     every count exact in 12 films. A reader that tells a back from the frames straddling two backs
     less well miscounts these rows (the wider reader fitted with three crops per back instead of
-    six got 4 of 12; README, "Training the networks")."""
+    six got 4 of 12; docs/vision-design.md)."""
     counts = []
     for seed in range(12):
         film, calibration = fixed_camera_film(PLAIN_STYLE, seed, SIZE, approach_frames=2, leave_frames=1,
