@@ -44,6 +44,7 @@ from vision.progress import progress
 from vision.train.arrays import Rows
 from vision.train.harvest import Table
 from vision.train.net import TileFinderNet
+from vision.train.precision import FLOAT32, arithmetic, channels_last, stored_channels_last, stored_contiguous
 
 PATCH = 192  # px a side (a multiple of `vision.finder.ALIGN`)
 CELLS = PATCH // STRIDE
@@ -232,8 +233,11 @@ def focal_loss(logits: torch.Tensor, heat: torch.Tensor, ignore: torch.Tensor) -
 
 
 def losses(model: TileFinderNet, images: torch.Tensor, heat: torch.Tensor, geometry: torch.Tensor,
-           weight: torch.Tensor, ignore: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    heat_logits, geometry_out = model(batch_input(images))
+           weight: torch.Tensor, ignore: torch.Tensor,
+           precision: str = FLOAT32) -> tuple[torch.Tensor, torch.Tensor]:
+    with arithmetic(precision):
+        outputs = model(channels_last(batch_input(images)))
+    heat_logits, geometry_out = (out.float() for out in outputs)
     error = F.smooth_l1_loss(geometry_out, geometry, reduction="none", beta=0.1)
     return focal_loss(heat_logits, heat, ignore), (error * weight[:, None]).sum() / weight.sum().clamp_min(1)
 
@@ -245,11 +249,12 @@ def _batch(samples: FinderSamples, pick: np.ndarray) -> Batch:
 
 
 def fit_finder(samples: FinderSamples, *, steps: int, batch: int = 16, lr: float = 2e-3,
-               seed: int = 0) -> TileFinderNet:
-    """The finder fitted on `samples` for `steps` batches (one cycle of the learning rate)."""
+               seed: int = 0, precision: str = FLOAT32) -> TileFinderNet:
+    """The finder fitted on `samples` for `steps` batches (one cycle of the learning rate;
+    `precision`: `vision.train.precision`)."""
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
-    model = TileFinderNet()
+    model = stored_channels_last(TileFinderNet())
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=lr, total_steps=steps, pct_start=0.15)
     model.train()
@@ -260,7 +265,7 @@ def fit_finder(samples: FinderSamples, *, steps: int, batch: int = 16, lr: float
             order += torch.randperm(len(samples), generator=generator).tolist()
         pick, order = np.sort(order[:batch]), order[batch:]
         code = int(torch.randint(8, (1,), generator=generator))
-        heat_loss, geometry_loss = losses(model, *turned(*_batch(samples, pick), code))
+        heat_loss, geometry_loss = losses(model, *turned(*_batch(samples, pick), code), precision)
         optimiser.zero_grad()
         (heat_loss + GEOMETRY_WEIGHT * geometry_loss).backward()  # type: ignore[no-untyped-call]
         optimiser.step()
@@ -273,7 +278,7 @@ def fit_finder(samples: FinderSamples, *, steps: int, batch: int = 16, lr: float
                   file=sys.stderr, flush=True)
             running = []
     model.eval()
-    return model
+    return stored_contiguous(model)
 
 
 def validate_finder(finder: TileFinder, samples: FinderSamples, threshold: float) -> dict[str, float]:

@@ -1,7 +1,7 @@
 """Train the finder and the tile reader from nothing, export both to ONNX with their manifest.
 
     python -m vision.train [--out vision/models] [--images 1000] [--reader-images 500]
-        [--finder-steps N] [--epochs E] [--jobs 2]
+        [--finder-steps N] [--epochs E] [--jobs 2] [--precision float32|bfloat16]
 
 1. Tables `FIRST_SEED` .. `FIRST_SEED + images - 1` are rendered (`render_table`, at a size drawn
    from `SIZES`); each gives the finder its patches (`vision.train.finder`) and is kept on disk.
@@ -20,7 +20,8 @@ reader (misread pips, or not sure of a face), and the finder, fitted for a set n
 keeps the patches it was measured with. The reader is fitted seven epochs over 1,500 tables: four
 left it short of what the same crops teach (see `READER_EPOCHS`). `finder` keeps an exported
 finder and fits the reader alone: the finder is not the same bit for bit on another CPU, and the
-shipped one was kept that way.
+shipped one was kept that way. Both fits run their convolutions in bfloat16 where the CPU has it
+natively, in float32 elsewhere (`vision.train.precision`); the exported files are float32 either way.
 """
 
 from __future__ import annotations
@@ -75,6 +76,16 @@ from vision.train.net import (
     TileReaderNet,
     augment,
     normalise,
+)
+from vision.train.precision import (
+    FLOAT32,
+    PRECISIONS,
+    arithmetic,
+    channels_last,
+    checked_precision,
+    default_precision,
+    stored_channels_last,
+    stored_contiguous,
 )
 
 FIRST_SEED = 1_000_000  # training tables: far from every seed a benchmark or test reads
@@ -183,8 +194,11 @@ def losses(
     bottom: torch.Tensor,
     geometry: torch.Tensor,
     has_geometry: torch.Tensor,
+    precision: str = FLOAT32,
 ) -> torch.Tensor:
-    kind_logits, top_logits, bottom_logits, geometry_out = model(normalise(x))
+    with arithmetic(precision):
+        outputs = model(channels_last(normalise(x)))
+    kind_logits, top_logits, bottom_logits, geometry_out = (out.float() for out in outputs)
     loss = F.cross_entropy(kind_logits, kind)
     taught = (kind == FACE_UP) & (top >= 0)  # a face-up crop far off along its tile teaches no pips
     if taught.any():
@@ -208,10 +222,12 @@ def train(
     lr: float = 3e-3,
     seed: int = 0,
     max_steps: int | None = None,
+    precision: str = FLOAT32,
 ) -> TileReaderNet:
+    """The reader fitted on the crops `train_index` picks (`precision`: `vision.train.precision`)."""
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
-    model = TileReaderNet()
+    model = stored_channels_last(TileReaderNet())
     # Most crops are no tile (bare table, clutter, frames straddling two tiles): each epoch sees every tile
     # and a fresh sample of the rest.
     negatives = train_index[data.kind[train_index] == NOT_A_TILE]
@@ -237,7 +253,7 @@ def train(
             pick = np.sort(epoch[start : start + batch])
             x, kind, top, bottom, geometry, has_geometry = _tensors(data, pick)
             x, top, bottom, geometry = augment(x.float(), top, bottom, geometry, generator)
-            loss = losses(model, x, kind, top, bottom, geometry, has_geometry)
+            loss = losses(model, x, kind, top, bottom, geometry, has_geometry, precision)
             running.append(float(loss.detach()))
             optimiser.zero_grad()
             loss.backward()  # type: ignore[no-untyped-call]
@@ -251,7 +267,7 @@ def train(
             flush=True,
         )
     model.eval()
-    return model
+    return stored_contiguous(model)
 
 
 def _logits(model: TileReaderNet, crops: np.ndarray) -> list[np.ndarray]:
@@ -381,11 +397,14 @@ def run(
     tables: Path | None = None,
     finder: Path | None = None,
     render: Render = render_table,
+    precision: str | None = None,
 ) -> dict[str, Any]:
     """Train and export both networks into `out` (see the module); `tables` keeps the rendered
     tables there for another run (a temporary folder otherwise). Given `finder`, a folder with an
     exported finder and its manifest, that finder is kept (copied into `out`) instead of fitted
-    again, and the reader is fitted on its candidates."""
+    again, and the reader is fitted on its candidates. `precision` is the fits' arithmetic
+    (`vision.train.precision`; by default bfloat16 where this CPU has it natively)."""
+    precision = default_precision() if precision is None else checked_precision(precision)
     started = time.time()
     torch.set_num_threads(max(1, jobs))
     seeds = list(range(first_seed, first_seed + images))
@@ -405,7 +424,7 @@ def run(
                        "rendered tables for the reader")
         rendered = time.time() - started
         if finder_entry is None:
-            finder_entry = fitted_finder(samples, split, finder_steps, out)
+            finder_entry = fitted_finder(samples, split, finder_steps, out, precision)
         finder_seconds = time.time() - started - rendered
         data = Harvest.concatenate(each_table(partial(harvested, folder=folder, finder_dir=out),
                                               seeds + reader_seeds, jobs, "harvested tables"))
@@ -413,7 +432,7 @@ def run(
     held_out_tables = (data.image >= split) & (data.image < first_seed + images)
     train_index = np.nonzero(~held_out_tables)[0]
     valid_index = np.nonzero(held_out_tables)[0]
-    model = train(data, train_index, epochs=epochs, max_steps=max_steps)
+    model = train(data, train_index, epochs=epochs, max_steps=max_steps, precision=precision)
     temperature, figures = validate(model, data, valid_index)
     path = export(model, out / MODEL_FILE, OUTPUTS)
     difference = check_export(model, path, OUTPUTS, normalised(data.crops[valid_index[:64]]))
@@ -441,6 +460,7 @@ def run(
             "crops": counts,
             "epochs": epochs,
             "max_steps": max_steps,
+            "precision": precision,
             "torch": torch.__version__,
             "opencv": cv2.__version__,
             "python": platform.python_version(),
@@ -457,16 +477,18 @@ def run(
     return manifest
 
 
-def fitted_finder(samples: FinderSamples, split: int, steps: int, out: Path) -> dict[str, Any]:
+def fitted_finder(samples: FinderSamples, split: int, steps: int, out: Path,
+                  precision: str = FLOAT32) -> dict[str, Any]:
     """The finder fitted on the patches of tables before `split`, exported into `out`, and its
     manifest entry (validated on the tables from `split` on)."""
-    model = fit_finder(samples.rows(samples.table < split), steps=steps)
+    model = fit_finder(samples.rows(samples.table < split), steps=steps, precision=precision)
     path = export_finder(model, out / FINDER_FILE)
     held_out = samples.rows(samples.table >= split)
     return {
         **_file_entry(path),
         "parameters": int(sum(p.numel() for p in model.parameters())),
         "steps": steps,
+        "precision": precision,
         "patches": len(samples),
         "validation": validate_finder(TileFinder(out), held_out, FOUND_MIN),
         "opencv_max_difference": check_export(model, path, FINDER_OUTPUTS, _finder_input(held_out)),
@@ -513,6 +535,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--finder", type=Path, default=None,
                         help="keep the finder exported in this folder (with its manifest): "
                              "fit the reader alone")
+    parser.add_argument("--precision", choices=PRECISIONS, default=default_precision(),
+                        help="the training steps' arithmetic (vision.train.precision; default here: "
+                             f"{default_precision()}, bfloat16 where the CPU has it natively)")
     args = parser.parse_args(argv)
     if args.images < 2 or args.reader_images < 0 or args.epochs < 1 or args.finder_steps < 1:
         parser.error("--images must be >= 2, --reader-images >= 0, --epochs and --finder-steps >= 1")
@@ -528,6 +553,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             max_steps=args.max_steps,
             tables=args.tables,
             finder=args.finder,
+            precision=args.precision,
         )
     except VisionError as error:  # a --finder folder that cannot be kept: checked before any work
         parser.error(str(error))
