@@ -34,7 +34,15 @@ from vision.finder import GEOMETRY_CHANNELS, HEAT_CHANNELS
 from vision.tilenet import KINDS, MAX_PIPS
 from vision.train.finder import PATCH, focal_loss
 from vision.train.net import TileFinderNet, TileReaderNet, augment, normalise
-from vision.train.precision import BFLOAT16, FLOAT32, arithmetic, native_bfloat16
+from vision.train.precision import (
+    BFLOAT16,
+    FLOAT32,
+    Net,
+    arithmetic,
+    channels_last,
+    native_bfloat16,
+    stored_channels_last,
+)
 
 READER_BATCH = 256
 FINDER_BATCH = 16
@@ -42,19 +50,17 @@ WARM_UP = 3
 WAYS = ((FLOAT32, False), (FLOAT32, True), (BFLOAT16, True))  # (arithmetic, channels-last)
 
 
-def _layout(batch: torch.Tensor, channels_last: bool) -> torch.Tensor:
-    return batch.contiguous(memory_format=torch.channels_last) if channels_last else batch.contiguous()
+def _layout(batch: torch.Tensor, last: bool) -> torch.Tensor:
+    return channels_last(batch) if last else batch.contiguous()
 
 
-def _model(model: torch.nn.Module, channels_last: bool) -> torch.nn.Module:
-    if channels_last:
-        model.to(memory_format=torch.channels_last)  # type: ignore[call-overload]
-    return model
+def _model(model: Net, last: bool) -> Net:
+    return stored_channels_last(model) if last else model
 
 
-def reader_step(precision: str, channels_last: bool) -> Callable[[], None]:
+def reader_step(precision: str, last: bool) -> Callable[[], None]:
     generator = torch.Generator().manual_seed(0)
-    model = _model(TileReaderNet(), channels_last).train()
+    model = _model(TileReaderNet(), last).train()
     optimiser = torch.optim.AdamW(model.parameters(), lr=1e-3)
     crops = torch.randint(0, 256, (READER_BATCH, CROP_HEIGHT, CROP_WIDTH, 3), generator=generator)
     kind = torch.randint(0, len(KINDS), (READER_BATCH,), generator=generator)
@@ -65,7 +71,7 @@ def reader_step(precision: str, channels_last: bool) -> Callable[[], None]:
     def step() -> None:
         x, top_, bottom_, geometry_ = augment(crops.float(), top, bottom, geometry, generator)
         with arithmetic(precision):
-            outputs = model(_layout(normalise(x), channels_last))
+            outputs = model(_layout(normalise(x), last))
         kind_logits, top_logits, bottom_logits, geometry_out = (out.float() for out in outputs)
         loss = (F.cross_entropy(kind_logits, kind)
                 + F.cross_entropy(top_logits, top_)
@@ -78,9 +84,9 @@ def reader_step(precision: str, channels_last: bool) -> Callable[[], None]:
     return step
 
 
-def finder_step(precision: str, channels_last: bool) -> Callable[[], None]:
+def finder_step(precision: str, last: bool) -> Callable[[], None]:
     generator = torch.Generator().manual_seed(0)
-    model = _model(TileFinderNet(), channels_last).train()
+    model = _model(TileFinderNet(), last).train()
     optimiser = torch.optim.AdamW(model.parameters(), lr=1e-3)
     images = torch.randn(FINDER_BATCH, 3, PATCH, PATCH, generator=generator)
     heat = torch.rand(FINDER_BATCH, HEAT_CHANNELS, PATCH // 4, PATCH // 4, generator=generator)
@@ -89,7 +95,7 @@ def finder_step(precision: str, channels_last: bool) -> Callable[[], None]:
 
     def step() -> None:
         with arithmetic(precision):
-            outputs = model(_layout(images, channels_last))
+            outputs = model(_layout(images, last))
         heat_logits, geometry_out = (out.float() for out in outputs)
         loss = focal_loss(heat_logits, heat, ignore) + F.smooth_l1_loss(geometry_out, geometry)
         optimiser.zero_grad()
@@ -115,9 +121,9 @@ def measure(steps: int) -> dict[str, dict[str, float]]:
     figures: dict[str, dict[str, float]] = {}
     for name, make in (("reader", reader_step), ("finder", finder_step)):
         figures[name] = {}
-        for precision, channels_last in WAYS:
-            way = f"{precision}, {'channels-last' if channels_last else 'contiguous'}"
-            figures[name][way] = median_ms(make(precision, channels_last), steps)
+        for precision, last in WAYS:
+            way = f"{precision}, {'channels-last' if last else 'contiguous'}"
+            figures[name][way] = median_ms(make(precision, last), steps)
     return figures
 
 

@@ -55,14 +55,12 @@ def test_a_tile_that_fills_a_small_picture_is_read(length: int) -> None:
     # A picture cropped to one tile, as a dataset of single tiles holds them: no table round it,
     # upright and on its side. Before the pyramid went below 64 px a side, a 120-px tile lay
     # beyond the finder's lengths at every level, and most such crops were read as nothing.
+    from benchmarks.vision_cropped import Condition, cropped
     from vision.synth.dataset import render_example
 
     frame = render_example(2)
     for tile in frame.labels["tiles"][:6]:  # type: ignore[index]
-        half = length // 2
-        upright = np.array([[0, 0], [half, 0], [half, length], [0, length]], np.float32)
-        to_crop = cv2.getPerspectiveTransform(np.array(tile["corners"], np.float32), upright)
-        crop = cv2.warpPerspective(frame.image, to_crop, (half, length), flags=cv2.INTER_AREA)
+        crop, _ = cropped(frame.image, np.array(tile["corners"], np.float32), Condition(length, 0.0, 0.0))
         for turns in (0, 1):
             view = read_image(np.ascontiguousarray(np.rot90(crop, turns)))
             assert [t.tile for t in view.tiles] == [tile["tile"]], (tile["tile"], turns)

@@ -218,8 +218,9 @@ def turned(images: torch.Tensor, heat: torch.Tensor, geometry: torch.Tensor, wei
 
 
 def batch_input(images: torch.Tensor) -> torch.Tensor:
-    """uint8 (N, H, W, 3) -> float (N, 3, H, W), as `vision.finder.network_input` scales a level."""
-    return ((images.float() - GREY) / SPREAD).permute(0, 3, 1, 2).contiguous()
+    """uint8 (N, H, W, 3) -> float (N, 3, H, W), as `vision.finder.network_input` scales a level;
+    a view of the (N, H, W, 3) result, so stored channels-last, as the fit wants it, without a copy."""
+    return ((images.float() - GREY) / SPREAD).permute(0, 3, 1, 2)
 
 
 def focal_loss(logits: torch.Tensor, heat: torch.Tensor, ignore: torch.Tensor) -> torch.Tensor:

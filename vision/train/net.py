@@ -106,11 +106,12 @@ class TileFinderNet(nn.Module):
 
 
 def normalise(batch: torch.Tensor) -> torch.Tensor:
-    """uint8 (N, H, W, 3) -> float (N, 3, H, W), as `vision.crops.normalised` does it."""
+    """uint8 (N, H, W, 3) -> float (N, 3, H, W), as `vision.crops.normalised` does it; a view
+    of the (N, H, W, 3) result, so stored channels-last, as the fits want it, without a copy."""
     x = batch.float()
     mean = x.mean(dim=(1, 2, 3), keepdim=True)
     std = x.std(dim=(1, 2, 3), keepdim=True, unbiased=False).clamp_min(8.0)
-    return ((x - mean) / std).permute(0, 3, 1, 2).contiguous()
+    return ((x - mean) / std).permute(0, 3, 1, 2)
 
 
 def augment(

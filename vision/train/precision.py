@@ -4,7 +4,8 @@ convolutions and dense layers in bfloat16 where the CPU has native bfloat16 inst
 On the 2-core machine `make model` is timed on (AVX-512 with BF16), a training step of either
 network took about half as long with its activations stored channels-last and its convolutions
 run in bfloat16 under `torch.autocast` (the reader, a batch of 256 crops: 208 -> 102 ms; the
-finder, 16 patches: 83 -> 44 ms; `python -m benchmarks.training_speed`), and the recipe from
+finder, 16 patches: 83 -> 44 ms; 1.5-2 times as fast over three runs of
+`python -m benchmarks.training_speed` on that busy machine), and the recipe from
 nothing took 31 min instead of about 50. Refitted so on the kept finder, the reader read as many
 tiles of the tuning tables as the shipped one, fitted in float32 (README). Without native
 instructions PyTorch emulates bfloat16 and the step is slower than in float32, so those CPUs fit
