@@ -4,9 +4,9 @@
                                       [--count N] [--seed S] [--jobs J] [--json FILE]
 
 Each picture is seen by a camera turned by each of `--degrees` about an axis through the picture's
-centre (`camera_turn`: the homography K R K^-1 of a pinhole camera whose focal length is 0.9 of the
-longer side, a phone's), and read twice: as `read_image` reads it, and by its first read alone
-(`vision.pipeline.read_checked`, no second read on the plane). The pictures are
+centre (`vision.synth.turn.camera_turn`: the homography K R K^-1 of a pinhole camera whose focal
+length is 0.9 of the longer side, a phone's), and read twice: as `read_image` reads it, and by its
+first read alone (`vision.pipeline.read_checked`, no second read on the plane). The pictures are
 
 - the labelled photos of DIR (default: the shared real photos), each turned about its horizontal
   and its vertical axis, both ways;
@@ -32,7 +32,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 from benchmarks.vision_accuracy import add_folder_arguments
@@ -41,8 +40,8 @@ from vision.image import checked_bgr
 from vision.pipeline import MIN_CONFIDENCE, read_checked
 from vision.progress import progress
 from vision.read import TableView, read_image
+from vision.synth.turn import camera_turn
 
-FOCAL_SHARE = 0.9  # the camera's focal length over the picture's longer side
 DEGREES = (0.0, 30.0, 40.0, 50.0)
 WIDENED_SEED = 20000
 
@@ -58,28 +57,6 @@ def _with_the_slant_read(image: np.ndarray, max_pip: int) -> TableView:
 # The two ways each picture is read, told one set: `read_image` without its slant read, and whole.
 READS: dict[str, Callable[[np.ndarray, int], TableView]] = {
     "first read only": _first_read_only, "with the slant read": _with_the_slant_read}
-
-
-def camera_turn(image: np.ndarray, degrees: float, axis_radians: float) -> tuple[np.ndarray, np.ndarray]:
-    """`image` as its camera would see the scene turned by `degrees` about the axis in the picture's
-    plane at `axis_radians` from its x axis, scaled to fit in the longer side it had (never
-    enlarged); and the (3, 3) homography from `image`'s px to the new picture's."""
-    height, width = image.shape[:2]
-    focal = FOCAL_SHARE * max(width, height)
-    camera = np.array([[focal, 0, width / 2], [0, focal, height / 2], [0, 0, 1]])
-    rotation, _ = cv2.Rodrigues(np.array([math.cos(axis_radians), math.sin(axis_radians), 0.0])
-                                * math.radians(degrees))
-    turn = camera @ rotation @ np.linalg.inv(camera)
-    corners = cv2.perspectiveTransform(
-        np.array([[[0, 0], [width, 0], [width, height], [0, height]]], np.float64), turn)[0]
-    low, high = corners.min(axis=0), corners.max(axis=0)
-    scale = min(1.0, max(width, height) / float(max(high - low)))
-    fit = np.array([[scale, 0, -low[0] * scale], [0, scale, -low[1] * scale], [0, 0, 1]])
-    size = (max(1, int((high[0] - low[0]) * scale)), max(1, int((high[1] - low[1]) * scale)))
-    homography = fit @ turn
-    turned = cv2.warpPerspective(image, homography, size, flags=cv2.INTER_LINEAR,
-                                 borderMode=cv2.BORDER_REPLICATE)
-    return np.asarray(turned, np.uint8), homography
 
 
 def _both_reads(name: str, image: np.ndarray, label: dict[str, Any],

@@ -3,7 +3,10 @@ right labels."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
+import pytest
 
 from tests.vision.conftest import Painted, paint_back, paint_tile, table
 from vision.finder import shipped_finder
@@ -69,3 +72,34 @@ def test_a_frame_teaches_the_tile_it_frames_and_near_misses_teach_nothing() -> N
     assert label(shifted, [truth])[0] == -1  # 1.1 half-widths along: neither a tile nor not one
     far = frame_from_corners(Painted(4, 5, (300, 300), 0.0, 20).corners().astype(np.float32))
     assert label(far, [truth]) == (NOT_A_TILE, None)
+
+
+def test_a_share_of_the_training_tables_is_seen_at_a_slant_with_their_tiles_where_they_appear() -> None:
+    """`vision.train.fit.as_seen` turns about the share of the tables it is asked to, the same way
+    each time a table is loaded, and moves each tile's corners to where the turned picture shows
+    it; a share of none (the shipped recipe's) turns none."""
+    if os.environ.get("CI") == "true":
+        import torch  # noqa: F401  (CI installs the train extra: its absence fails the run)
+    pytest.importorskip("torch", reason="the train extra is not installed (pip install -e '.[train]')")
+    from vision.train.fit import as_seen
+
+    share = 0.3
+    image = table(640, 360, colour=(60, 110, 40), seed=5)
+    tiles = [Painted(2, 5, (200, 120), 10.0, 16), Painted(4, 4, (450, 250), 75.0, 16)]
+    for tile in tiles:
+        paint_tile(image, tile, face=(250, 250, 250), pip=(250, 250, 250))  # all face, no pips
+    flat = _table_of(image, tiles, [])
+    seen = {seed: as_seen(flat, seed, share) for seed in range(120)}
+    turned = [s for s in seen.values() if s is not flat]
+    assert abs(len(turned) / len(seen) - share) < 0.1
+    assert all(np.array_equal(as_seen(flat, seed, share).image, seen[seed].image) for seed in range(5))
+    assert all(as_seen(flat, seed, 0.0) is flat for seed in range(120))
+    for slanted in turned:
+        assert slanted.image.shape != image.shape or not np.array_equal(slanted.image, image)
+        assert not np.allclose(slanted.corners, flat.corners, atol=1.0)
+        for corners in slanted.corners:
+            # The white face, not the green cloth, at its centre and most of the way to each corner.
+            centre = corners.mean(axis=0)
+            for point in [centre, *(centre + 0.7 * (corners - centre))]:
+                x, y = np.round(point).astype(int)
+                assert slanted.image[y, x].min() > 200

@@ -10,13 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.vision_slant import camera_turn
 from vision.geometry import TileFrame, frame_from_corners
 from vision.image import checked_bgr
 from vision.pipeline import MIN_CONFIDENCE, read_checked
 from vision.plane import project
 from vision.read import read_image
 from vision.slant import MAX_SLANT, SLANT_QUORUM, slant_of, vanishing_line
+from vision.synth.turn import camera_turn
 from vision.types import SeenTile, TableView
 
 SHAPE = (1080, 1920, 3)

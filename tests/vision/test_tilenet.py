@@ -140,11 +140,13 @@ def test_the_training_script_runs_a_few_steps_and_exports_a_readable_model(tmp_p
     from vision.train.net import READER_DENSE, READER_SQUEEZE, READER_WIDTHS
     from vision.train.precision import BFLOAT16
 
-    # In bfloat16 whatever the CPU (emulated where it has no native bfloat16: slower, still right).
+    # In bfloat16 whatever the CPU (emulated where it has no native bfloat16: slower, still right),
+    # with half the tables seen at a slant (`vision.train.fit.as_seen`).
     manifest = run(tmp_path, images=3, reader_images=1, epochs=1, jobs=1, max_steps=3, finder_steps=3,
-                   precision=BFLOAT16)
+                   precision=BFLOAT16, turned_share=0.5)
     assert manifest["training"]["images"] == 3 and manifest["training"]["reader_images"] == 1
     assert manifest["training"]["precision"] == manifest["finder"]["precision"] == BFLOAT16
+    assert manifest["training"]["turned_share"] == 0.5
     assert manifest["bytes"] < MAX_MODEL_BYTES
     assert file_digest(tmp_path / MODEL_FILE) == manifest["sha256"]
     assert file_digest(tmp_path / FINDER_FILE) == manifest["finder"]["sha256"]
@@ -190,3 +192,15 @@ def test_a_finder_that_cannot_be_kept_is_refused_before_any_table_is_rendered(tm
     with pytest.raises(VisionError, match=re.escape(f"--finder {kept}")):
         run(tmp_path / "out", images=3, reader_images=0, epochs=1, jobs=1, finder=kept, render=render)
     assert rendered == [] and not (tmp_path / "out" / MODEL_FILE).exists()
+
+
+def test_a_share_of_slanted_tables_outside_0_to_1_is_refused_by_name(tmp_path, capsys) -> None:
+    pytest.importorskip("torch", reason="the train extra is not installed (pip install -e '.[train]')")
+    from vision.train.fit import main, run
+
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path), "--turned-share", "1.5"])
+    assert "--turned-share must be between 0 and 1, not 1.5" in capsys.readouterr().err
+    with pytest.raises(ValueError, match=r"between 0 and 1, not -0\.1"):
+        run(tmp_path, images=3, epochs=1, jobs=1, turned_share=-0.1)
+    assert not any(tmp_path.iterdir())  # refused before any table is rendered
