@@ -121,8 +121,9 @@ READER_EPOCHS = 7
 # (`vision.synth.widened`), and photos taken at 40-50 degrees lose tiles in the first read. A pair
 # fitted with 0.3 of its tables so turned read widened frames 20200-20399 turned 50 degrees 845
 # tiles right against 635, and 40 degrees 1494 against 1460, held-out 0-999 as well (7380 right
-# against 7381); but it miscounted a tidy row of backs and framed a close-up tile 3 % small, so
-# the shipped recipe turns none (docs/vision-design.md, "Why no table is seen at a slant yet").
+# against 7381); but like every refit here it counted a tidy row of backs short (once in 12 films;
+# the recipe without turned tables, in all 12) and framed a close-up tile 3 % small, so the
+# shipped recipe turns none (docs/vision-design.md, "Why no table is seen at a slant yet").
 TURNED_SHARE = 0.0
 TURNED_DEGREES = (10.0, 50.0)
 Render = Callable[[int, tuple[int, int]], Frame]
