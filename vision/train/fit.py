@@ -142,6 +142,13 @@ def _table_path(folder: Path, seed: int) -> Path:
     return folder / f"table-{seed}.npz"
 
 
+def checked_share(turned_share: float, name: str = "the share of tables seen at a slant") -> float:
+    """`turned_share` if it is a share (0 to 1), else a ValueError naming it (as `name`)."""
+    if not 0.0 <= turned_share <= 1.0:
+        raise ValueError(f"{name} must be between 0 and 1, not {turned_share:g}")
+    return turned_share
+
+
 def as_seen(table: Table, seed: int, turned_share: float = TURNED_SHARE) -> Table:
     """Table `seed` as its camera saw it: a share `turned_share` of the tables (drawn from the
     seed) by a camera turned `TURNED_DEGREES` away from straight down about an axis in the picture
@@ -158,29 +165,29 @@ def as_seen(table: Table, seed: int, turned_share: float = TURNED_SHARE) -> Tabl
     return replace(table, image=image, corners=corners.reshape(-1, 4, 2).astype(np.float32))
 
 
-def kept(seed: int, folder: Path, rng: np.random.Generator, render: Render = render_table,
-         turned_share: float = TURNED_SHARE) -> Table:
+def kept(seed: int, folder: Path, rng: np.random.Generator, render: Render = render_table) -> Table:
     """Table `seed` rendered at a size `rng` draws and kept in `folder` (rendered again only when
-    missing), as its camera saw it (`as_seen`)."""
+    missing)."""
     size = SIZES[int(rng.choice(len(SIZES), p=SIZE_WEIGHTS))]
     path = _table_path(folder, seed)
     if path.exists():
-        return as_seen(Table.load(str(path)), seed, turned_share)
+        return Table.load(str(path))
     table = table_of(render(seed, size))
     table.save(str(path))
-    return as_seen(table, seed, turned_share)
+    return table
 
 
 def prepared(seed: int, folder: Path, render: Render = render_table,
              turned_share: float = TURNED_SHARE) -> FinderSamples:
-    """Table `seed` kept in `folder` (`kept`), and the finder's patches of it."""
+    """Table `seed` kept in `folder` (`kept`), and the finder's patches of it as its camera saw
+    it (`as_seen`)."""
     rng = np.random.default_rng([seed, 7])
-    return samples_of(kept(seed, folder, rng, render, turned_share), seed, rng)
+    return samples_of(as_seen(kept(seed, folder, rng, render), seed, turned_share), seed, rng)
 
 
 def reader_only(seed: int, folder: Path, render: Render = render_table) -> None:
     """Table `seed` kept in `folder` for the reader alone (at the size `prepared` would draw)."""
-    kept(seed, folder, np.random.default_rng([seed, 7]), render, turned_share=0.0)  # turned when harvested
+    kept(seed, folder, np.random.default_rng([seed, 7]), render)
 
 
 def harvested(seed: int, folder: Path, finder_dir: Path, turned_share: float = TURNED_SHARE) -> Harvest:
@@ -439,8 +446,7 @@ def run(
     (`vision.train.precision`; by default bfloat16 where this CPU has it natively); `turned_share`
     the share of the tables seen at a slant (`as_seen`)."""
     precision = default_precision() if precision is None else checked_precision(precision)
-    if not 0.0 <= turned_share <= 1.0:
-        raise ValueError(f"the share of tables seen at a slant must be between 0 and 1, not {turned_share!r}")
+    checked_share(turned_share)
     started = time.time()
     torch.set_num_threads(max(1, jobs))
     seeds = list(range(first_seed, first_seed + images))
@@ -582,8 +588,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="share of the tables seen by a camera turned 10-50 degrees from straight "
                              f"down (default {TURNED_SHARE:g}; see TURNED_SHARE)")
     args = parser.parse_args(argv)
-    if not 0.0 <= args.turned_share <= 1.0:
-        parser.error(f"--turned-share must be between 0 and 1, not {args.turned_share:g}")
+    try:
+        checked_share(args.turned_share, "--turned-share")
+    except ValueError as error:
+        parser.error(str(error))
     if args.images < 2 or args.reader_images < 0 or args.epochs < 1 or args.finder_steps < 1:
         parser.error("--images must be >= 2, --reader-images >= 0, --epochs and --finder-steps >= 1")
     try:
