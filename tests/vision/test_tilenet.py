@@ -136,7 +136,7 @@ def test_the_training_script_runs_a_few_steps_and_exports_a_readable_model(tmp_p
     if os.environ.get("CI") == "true":
         import torch  # noqa: F401  (CI installs the train extra: its absence fails the run)
     pytest.importorskip("torch", reason="the train extra is not installed (pip install -e '.[train]')")
-    from vision.train.fit import run
+    from vision.train.fit import TIDIED_SHARE, run
     from vision.train.net import READER_DENSE, READER_SQUEEZE, READER_WIDTHS
     from vision.train.precision import BFLOAT16
 
@@ -147,6 +147,7 @@ def test_the_training_script_runs_a_few_steps_and_exports_a_readable_model(tmp_p
     assert manifest["training"]["images"] == 3 and manifest["training"]["reader_images"] == 1
     assert manifest["training"]["precision"] == manifest["finder"]["precision"] == BFLOAT16
     assert manifest["training"]["turned_share"] == 0.5
+    assert manifest["training"]["tidied_share"] == TIDIED_SHARE  # the recipe's boneyards in rows
     assert manifest["bytes"] < MAX_MODEL_BYTES
     assert file_digest(tmp_path / MODEL_FILE) == manifest["sha256"]
     assert file_digest(tmp_path / FINDER_FILE) == manifest["finder"]["sha256"]
@@ -204,3 +205,36 @@ def test_a_share_of_slanted_tables_outside_0_to_1_is_refused_by_name(tmp_path, c
     with pytest.raises(ValueError, match=r"between 0 and 1, not -0\.1"):
         run(tmp_path, images=3, epochs=1, jobs=1, turned_share=-0.1)
     assert not any(tmp_path.iterdir())  # refused before any table is rendered
+
+
+@pytest.mark.parametrize("kept", ["no recipe", "another recipe", "unreadable recipe"])
+def test_a_tables_folder_kept_for_another_recipe_is_refused_before_any_table_is_rendered(tmp_path,
+                                                                                        kept) -> None:
+    pytest.importorskip("torch", reason="the train extra is not installed (pip install -e '.[train]')")
+    from vision.train.fit import TABLES_RECIPE_FILE, claimed_tables, render_table, run, tables_recipe
+
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    (tables / "table-1000000.npz").write_bytes(b"kept by an older recipe")
+    rendered: list[int] = []
+
+    def render(seed, size):
+        rendered.append(seed)
+        raise AssertionError("a table was rendered")
+
+    if kept == "another recipe":  # the same renderer, its boneyards tidied in another share
+        (tables / TABLES_RECIPE_FILE).write_text(json.dumps({**tables_recipe(render), "tidied_share": -1.0}))
+    elif kept == "unreadable recipe":
+        (tables / TABLES_RECIPE_FILE).write_text("{not json")
+
+    with pytest.raises(VisionError, match=re.escape(f"--tables {tables}")):
+        run(tmp_path / "out", images=3, reader_images=0, epochs=1, jobs=1, tables=tables, render=render)
+    assert rendered == []
+    # An empty folder is marked with the recipe, and taken again by the same recipe.
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    claimed_tables(fresh, render_table)
+    assert json.loads((fresh / TABLES_RECIPE_FILE).read_text()) == tables_recipe(render_table)
+    claimed_tables(fresh, render_table)
+    with pytest.raises(VisionError, match="another folder"):
+        claimed_tables(fresh, render)

@@ -28,11 +28,13 @@ from vision.synth.widened import render_widened
 LABELS_FORMAT = "domino-vision-labels"
 
 
-def render_example(seed: int, size: tuple[int, int] = (1920, 1080), max_pip: int = 6) -> Frame:
-    """The dataset's image number `seed`: a random style, table and scene."""
+def render_example(seed: int, size: tuple[int, int] = (1920, 1080), max_pip: int = 6,
+                   tidied_share: float = 0.0) -> Frame:
+    """The dataset's image number `seed`: a random style, table and scene (`tidied_share`: see
+    `random_scene`)."""
     rng = np.random.default_rng(seed)
     style = random_style(rng)
-    scene = random_scene(rng, random_layout(rng), max_pip=max_pip)
+    scene = random_scene(rng, random_layout(rng), max_pip=max_pip, tidied_share=tidied_share)
     return Renderer(style, size, seed=int(rng.integers(1 << 31)), layout=scene.layout).render(scene, seed)
 
 

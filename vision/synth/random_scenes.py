@@ -4,6 +4,7 @@ hands reaching over empty parts of the table. Exact ground truth comes with ever
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import cv2
@@ -112,8 +113,56 @@ def _scatter(
     return None
 
 
-def random_scene(rng: np.random.Generator, layout: TableLayout | None = None, max_pip: int = 6) -> Scene:
-    """A table in the middle of a game, or a pile of loose tiles, with exact ground truth."""
+# A tidied boneyard (`tidied_boneyard`): backs side by side this far apart (mm), rows this far
+# apart end to end (mm), each row turned up to this many degrees from the zone's long side, and
+# each back up to this many degrees from its row's square. The films lay a new hand's boneyard
+# 3 mm apart (`vision.synth.film.GameFilm.new_hand`); players push theirs closer or leave more.
+TIDIED_GAP_MM = (0.8, 5.0)
+TIDIED_ROW_GAP_MM = (2.0, 15.0)
+TIDIED_ROW_DEGREES = 6.0
+TIDIED_BACK_DEGREES = 1.0
+
+
+def tidied_boneyard(rng: np.random.Generator, occupancy: Occupancy, zone: tuple[float, float, float, float],
+                    pool: list[tuple[int, int]], count: int) -> list[PlacedTile]:
+    """Up to `count` tiles of `pool` (which loses them) laid face down side by side in rows from
+    `zone`'s top left corner, as players tidy a boneyard: each row and each back starts within the
+    zone, wherever `occupancy` has room (a small table's zone is narrower than a tile is long);
+    `occupancy` takes them."""
+    x0, y0, x1, y1 = zone
+    turn = math.radians(rng.uniform(-TIDIED_ROW_DEGREES, TIDIED_ROW_DEGREES))
+    along = np.array([math.cos(turn), math.sin(turn)])
+    across = np.array([-math.sin(turn), math.cos(turn)])
+    pitch = TILE_WIDTH_MM + rng.uniform(*TIDIED_GAP_MM)
+    row_pitch = TILE_LENGTH_MM + rng.uniform(*TIDIED_ROW_GAP_MM)
+    first = np.array([x0 + TILE_WIDTH_MM / 2 + rng.uniform(2.0, 12.0),
+                      y0 + TILE_LENGTH_MM / 2 + rng.uniform(2.0, 8.0)])
+    laid: list[PlacedTile] = []
+    for row in itertools.count():
+        start = first + across * row * row_pitch
+        if start[1] > y1 or len(laid) >= count or not pool:
+            return laid
+        for column in itertools.count():
+            x, y = start + along * column * pitch + rng.uniform(-0.3, 0.3, 2)
+            angle = 90.0 + math.degrees(turn) + rng.uniform(-TIDIED_BACK_DEGREES, TIDIED_BACK_DEGREES)
+            tile = PlacedTile(*pool[-1], float(x), float(y), angle, face_up=False)
+            if x > x1:
+                break
+            if not occupancy.free(tile.corners(), grow=-1.0):  # a row goes round what lies in its way
+                continue
+            pool.pop()
+            occupancy.take(tile.corners())
+            laid.append(tile)
+            if len(laid) >= count or not pool:
+                return laid
+    return laid
+
+
+def random_scene(rng: np.random.Generator, layout: TableLayout | None = None, max_pip: int = 6,
+                 tidied_share: float = 0.0) -> Scene:
+    """A table in the middle of a game, or a pile of loose tiles, with exact ground truth. A share
+    `tidied_share` of the boneyards is laid in rows (`tidied_boneyard`) instead of jumbled; with
+    none, `rng` is drawn from exactly as before, so every seed stays the table it always was."""
     layout = layout or TableLayout()
     pool = full_set(max_pip)
     rng.shuffle(pool)
@@ -153,8 +202,11 @@ def random_scene(rng: np.random.Generator, layout: TableLayout | None = None, ma
             occupancy.take(tile.corners())
             tiles.append(tile)
             x += TILE_WIDTH_MM + 0.8
-    # The boneyard: face-down tiles jumbled in their zone.
+    # The boneyard: face-down tiles jumbled in their zone, or a share of them tidied into rows.
     heap = int(rng.integers(0, 15)) if kind != "loose" else int(rng.integers(0, 4))
+    if tidied_share > 0 and heap and rng.random() < tidied_share:
+        tiles.extend(tidied_boneyard(rng, occupancy, layout.zones["boneyard"], pool, heap))
+        heap = 0
     for _ in range(min(heap, len(pool))):
         spot = _scatter(rng, occupancy, layout.zones["boneyard"])
         if spot is None:

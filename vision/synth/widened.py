@@ -300,14 +300,14 @@ def occupied(scene: Scene) -> Occupancy:
     return occupancy
 
 
-def widened_renderer(seed: int, size: tuple[int, int] = (1920, 1080),
-                     max_pip: int | None = None) -> tuple[WidenedRenderer, Scene]:
+def widened_renderer(seed: int, size: tuple[int, int] = (1920, 1080), max_pip: int | None = None,
+                     tidied_share: float = 0.0) -> tuple[WidenedRenderer, Scene]:
     """Widened image number `seed`'s renderer (style, table, camera, clutter) and scene:
-    `renderer.render(scene, seed)` is `render_widened(seed, size, max_pip)`."""
+    `renderer.render(scene, seed)` is `render_widened(seed, size, max_pip, tidied_share)`."""
     rng = np.random.default_rng([seed, STREAM])
     style, widening = widened_style(rng, max_pip)
     layout = random_layout(rng)
-    scene = random_scene(rng, layout, max_pip=widening.max_pip)
+    scene = random_scene(rng, layout, max_pip=widening.max_pip, tidied_share=tidied_share)
     if widening.clutter_only:
         scene = Scene((), scene.hands, (), layout)
     markers = bool(rng.random() < 0.7)
@@ -317,10 +317,12 @@ def widened_renderer(seed: int, size: tuple[int, int] = (1920, 1080),
     return renderer, scene
 
 
-def render_widened(seed: int, size: tuple[int, int] = (1920, 1080), max_pip: int | None = None) -> Frame:
+def render_widened(seed: int, size: tuple[int, int] = (1920, 1080), max_pip: int | None = None,
+                   tidied_share: float = 0.0) -> Frame:
     """Widened image number `seed`: a widened style, table, scene and clutter. `max_pip` None
-    draws the set from `MAX_PIPS`' mix (double-six, -nine, -twelve); labels["max_pip"] says which."""
-    renderer, scene = widened_renderer(seed, size, max_pip)
+    draws the set from `MAX_PIPS`' mix (double-six, -nine, -twelve); labels["max_pip"] says which.
+    `tidied_share`: see `vision.synth.random_scenes.random_scene` (none in every benchmark)."""
+    renderer, scene = widened_renderer(seed, size, max_pip, tidied_share)
     return renderer.render(scene, seed)
 
 

@@ -4,7 +4,9 @@
         [--finder-steps N] [--epochs E] [--jobs 2] [--precision float32|bfloat16] [--turned-share S]
 
 1. Tables `FIRST_SEED` .. `FIRST_SEED + images - 1` are rendered (`render_table`, at a size drawn
-   from `SIZES`); each gives the finder its patches (`vision.train.finder`) and is kept on disk.
+   from `SIZES`, a share `TIDIED_SHARE` of their boneyards in rows); each gives the finder its
+   patches (`vision.train.finder`) and is kept on disk (a `--tables` folder is marked with the
+   recipe that rendered its tables, `claimed_tables`).
    The next `reader_images` tables are rendered and kept for the reader alone. With
    `--turned-share S`, a share S of all the tables is seen by a camera turned away from straight
    down (`as_seen`; none in the shipped recipe, see `TURNED_SHARE`).
@@ -121,25 +123,67 @@ READER_EPOCHS = 7
 # (`vision.synth.widened`), and photos taken at 40-50 degrees lose tiles in the first read. A pair
 # fitted with 0.3 of its tables so turned read widened frames 20200-20399 turned 50 degrees 845
 # tiles right against 635, and 40 degrees 1494 against 1460, held-out 0-999 as well (7380 right
-# against 7381); but like every refit here it counted a tidy row of backs short (once in 12 films;
-# the recipe without turned tables, in all 12) and framed a close-up tile 3 % small, so the
-# shipped recipe turns none (docs/vision-design.md, "Why no table is seen at a slant yet").
+# against 7381); but like every refit before `TIDIED_SHARE` it counted a tidy row of backs short
+# (once in 12 films; the recipe without turned tables, in all 12) and framed a close-up tile 3 %
+# small, so the shipped recipe turns none (docs/vision-design.md, "Why no table is seen at a
+# slant yet").
 TURNED_SHARE = 0.0
 TURNED_DEGREES = (10.0, 50.0)
+# The share of the tables' boneyards laid in tidy rows of backs side by side
+# (`vision.synth.random_scenes.tidied_boneyard`) instead of jumbled. With none, the finder never
+# saw two backs a few millimetres apart, and whether it told them apart was left to the fit's
+# chance: of 200 films' rows (`benchmarks.vision_backs_rows`) the shipped pair counted 178 exactly,
+# refits 117 and 148; two refits with 0.3 of the boneyards tidied, 195 each (docs/vision-design.md,
+# "Why three boneyards in ten are tidied into rows"; the shipped pair predates this share).
+TIDIED_SHARE = 0.3
 Render = Callable[[int, tuple[int, int]], Frame]
 
 
 def render_table(seed: int, size: tuple[int, int]) -> Frame:
     """Training table `seed`: even seeds from the dataset's renderer, odd ones from the widened
-    renderer (textured and cluttered tables, sets of every colour and size, poor webcams)."""
+    renderer (textured and cluttered tables, sets of every colour and size, poor webcams), a share
+    `TIDIED_SHARE` of their boneyards laid in rows."""
     from vision.synth.dataset import render_example
     from vision.synth.widened import render_widened
 
-    return render_example(seed, size) if seed % 2 == 0 else render_widened(seed, size)
+    if seed % 2 == 0:
+        return render_example(seed, size, tidied_share=TIDIED_SHARE)
+    return render_widened(seed, size, tidied_share=TIDIED_SHARE)
 
 
 def _table_path(folder: Path, seed: int) -> Path:
     return folder / f"table-{seed}.npz"
+
+
+TABLES_RECIPE_FILE = "recipe.json"  # in a `--tables` folder: what rendered the tables kept there
+
+
+def tables_recipe(render: Render) -> dict[str, Any]:
+    """What decides a kept table's pixels besides its seed: the renderer, and the share of the
+    boneyards it tidies (`TIDIED_SHARE`). The turned share is not one: tables are kept as rendered."""
+    name = getattr(render, "__qualname__", type(render).__qualname__)
+    return {"render": f"{getattr(render, '__module__', '?')}.{name}", "tidied_share": TIDIED_SHARE}
+
+
+def claimed_tables(folder: Path, render: Render) -> None:
+    """Keep tables in `folder` for this recipe: a folder that kept them for another recipe, or
+    for one it cannot tell, is refused (VisionError), so that no fit silently learns from tables
+    its recipe would not render; an empty folder is marked with the recipe (`TABLES_RECIPE_FILE`)."""
+    recipe = tables_recipe(render)
+    stamp = folder / TABLES_RECIPE_FILE
+    if stamp.is_file():
+        try:
+            kept_recipe = json.loads(stamp.read_text())
+        except (OSError, ValueError) as error:
+            raise VisionError(f"--tables {folder}: {TABLES_RECIPE_FILE} is unreadable ({error})") from error
+        if kept_recipe != recipe:
+            raise VisionError(f"--tables {folder}: its tables were rendered by {kept_recipe}, not by this "
+                              f"recipe's {recipe}: keep them in another folder")
+    elif next(folder.glob("table-*.npz"), None) is not None:
+        raise VisionError(f"--tables {folder}: it holds tables but no {TABLES_RECIPE_FILE} saying what "
+                          "rendered them: keep them in another folder")
+    else:
+        stamp.write_text(json.dumps(recipe) + "\n")
 
 
 def checked_share(turned_share: float, name: str = "the share of tables seen at a slant") -> float:
@@ -458,6 +502,7 @@ def run(
     with tempfile.TemporaryDirectory(prefix="domino-tables-") as temporary:
         folder = tables or Path(temporary)
         folder.mkdir(parents=True, exist_ok=True)
+        claimed_tables(folder, render)
         if finder_entry is None:  # the finder's tables give it its patches as they are rendered
             samples = FinderSamples.concatenate(
                 each_table(partial(prepared, folder=folder, render=render, turned_share=turned_share), seeds,
@@ -500,6 +545,7 @@ def run(
             "first_seed": first_seed,
             "images": images,
             "reader_images": reader_images,
+            "tidied_share": TIDIED_SHARE,
             "turned_share": turned_share,
             "turned_degrees": list(TURNED_DEGREES),
             "validation_images": first_seed + images - split,
@@ -609,7 +655,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             precision=args.precision,
             turned_share=args.turned_share,
         )
-    except VisionError as error:  # a --finder folder that cannot be kept: checked before any work
+    except VisionError as error:  # a --finder or --tables folder that cannot be used: checked before any work
         parser.error(str(error))
     print(
         json.dumps(

@@ -3,6 +3,9 @@ its repair, and partial reads that see what whole-frame reads see (real reader, 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from vision.read import read_image
 from vision.synth.film import GameFilm, fixed_camera_film
 from vision.synth.scene import PlacedTile
@@ -50,6 +53,21 @@ def test_a_new_hands_tidy_row_of_plain_backs_is_counted_as_the_tracker_reads_it(
         image = film.new_hand(boneyard=backs)[-1].image
         counts.append(read_image(image, calibration=calibration).face_down - backs)
     assert counts == [0] * 12
+
+
+def test_the_backs_rows_benchmark_counts_each_films_row_against_the_backs_laid(tmp_path: Path) -> None:
+    from benchmarks.vision_backs_rows import counted_row, main
+
+    report = tmp_path / "rows.json"
+    assert main(["--count", "2", "--seed", "100", "--json", str(report)]) == 0
+    figures = json.loads(report.read_text())
+    laid = [counted_row(seed)[0] for seed in (100, 101)]
+    assert figures["rows"] == 2 and figures["backs_laid"] == sum(laid)
+    assert all(8 <= n <= 14 for n in laid)
+    assert sum(figures["rows_by_error"].values()) == 2
+    assert figures["rows_exact"] == figures["rows_by_error"].get("+0", 0)
+    # Film 100 is the tracker test's plain table: its row is counted exactly, as those are.
+    assert counted_row(100)[1] == laid[0]
 
 
 def test_a_hand_laid_face_up_in_a_seat_zone_is_revealed_not_played() -> None:
