@@ -114,13 +114,17 @@ def _scatter(
 
 
 # A tidied boneyard (`tidied_boneyard`): backs side by side this far apart (mm), rows this far
-# apart end to end (mm), each row turned up to this many degrees from the zone's long side, and
-# each back up to this many degrees from its row's square. The films lay a new hand's boneyard
-# 3 mm apart (`vision.synth.film.GameFilm.new_hand`); players push theirs closer or leave more.
+# apart end to end (mm), each row turned up to this many degrees from the zone's long side, each
+# back up to this many degrees from its row's square and up to this many mm off its place, and
+# the first back this far (mm, x and y) in from the zone's corner beyond its own half-size. The
+# films lay a new hand's boneyard 3 mm apart (`vision.synth.film.GameFilm.new_hand`); players
+# push theirs closer or leave more.
 TIDIED_GAP_MM = (0.8, 5.0)
 TIDIED_ROW_GAP_MM = (2.0, 15.0)
 TIDIED_ROW_DEGREES = 6.0
 TIDIED_BACK_DEGREES = 1.0
+TIDIED_JITTER_MM = 0.3
+TIDIED_INSET_MM = ((2.0, 12.0), (2.0, 8.0))
 
 
 def tidied_boneyard(rng: np.random.Generator, occupancy: Occupancy, zone: tuple[float, float, float, float],
@@ -135,19 +139,20 @@ def tidied_boneyard(rng: np.random.Generator, occupancy: Occupancy, zone: tuple[
     across = np.array([-math.sin(turn), math.cos(turn)])
     pitch = TILE_WIDTH_MM + rng.uniform(*TIDIED_GAP_MM)
     row_pitch = TILE_LENGTH_MM + rng.uniform(*TIDIED_ROW_GAP_MM)
-    first = np.array([x0 + TILE_WIDTH_MM / 2 + rng.uniform(2.0, 12.0),
-                      y0 + TILE_LENGTH_MM / 2 + rng.uniform(2.0, 8.0)])
+    (in_x, in_y) = TIDIED_INSET_MM
+    first = np.array([x0 + TILE_WIDTH_MM / 2 + rng.uniform(*in_x),
+                      y0 + TILE_LENGTH_MM / 2 + rng.uniform(*in_y)])
     laid: list[PlacedTile] = []
     for row in itertools.count():
         start = first + across * row * row_pitch
         if start[1] > y1 or len(laid) >= count or not pool:
             return laid
         for column in itertools.count():
-            x, y = start + along * column * pitch + rng.uniform(-0.3, 0.3, 2)
+            x, y = start + along * column * pitch + rng.uniform(-TIDIED_JITTER_MM, TIDIED_JITTER_MM, 2)
             angle = 90.0 + math.degrees(turn) + rng.uniform(-TIDIED_BACK_DEGREES, TIDIED_BACK_DEGREES)
-            tile = PlacedTile(*pool[-1], float(x), float(y), angle, face_up=False)
             if x > x1:
                 break
+            tile = PlacedTile(*pool[-1], float(x), float(y), angle, face_up=False)
             if not occupancy.free(tile.corners(), grow=-1.0):  # a row goes round what lies in its way
                 continue
             pool.pop()
@@ -155,7 +160,7 @@ def tidied_boneyard(rng: np.random.Generator, occupancy: Occupancy, zone: tuple[
             laid.append(tile)
             if len(laid) >= count or not pool:
                 return laid
-    return laid
+    return laid  # (never reached: the rows run out of zone, tiles or count)
 
 
 def random_scene(rng: np.random.Generator, layout: TableLayout | None = None, max_pip: int = 6,

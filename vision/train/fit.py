@@ -56,6 +56,7 @@ from vision.errors import VisionError
 from vision.finder import ALIGN, FINDER_FILE, FOUND_MIN, TileFinder, network_input
 from vision.finder import OUTPUTS as FINDER_OUTPUTS
 from vision.onnx import Network
+from vision.plane import project
 from vision.progress import progress
 from vision.synth.scene import Frame
 from vision.synth.turn import camera_turn
@@ -203,9 +204,7 @@ def as_seen(table: Table, seed: int, turned_share: float = TURNED_SHARE) -> Tabl
         return table
     degrees = float(rng.uniform(*TURNED_DEGREES))
     image, homography = camera_turn(table.image, degrees, float(rng.uniform(0, 2 * math.pi)))
-    corners: np.ndarray = table.corners.reshape(-1, 1, 2).astype(np.float64)
-    if len(corners):  # (OpenCV answers an empty list of points with None)
-        corners = cv2.perspectiveTransform(corners, homography)
+    corners = project(homography, table.corners.reshape(-1, 2))
     return replace(table, image=image, corners=corners.reshape(-1, 4, 2).astype(np.float32))
 
 

@@ -129,7 +129,7 @@ def test_a_tidied_boneyard_lies_in_rows_of_backs_side_by_side_touching_nothing(s
         assert abs((tile.angle - 90.0 + 90.0) % 180.0 - 90.0) <= square
     nearest = [min(np.hypot(t.x - u.x, t.y - u.y) for u in backs if u is not t) for t in backs
                if len(backs) > 1]
-    # Backs are one width and a gap apart at the closest (0.3 mm of jitter each; a row goes round
+    # Backs are one width and a gap apart at the closest (TIDIED_JITTER_MM each; a row goes round
     # a tile in its way, leaving a wider gap).
     assert all(d >= TILE_WIDTH_MM + TIDIED_GAP_MM[0] - 1.5 for d in nearest), nearest
     for k, tile in enumerate(scene.tiles):
