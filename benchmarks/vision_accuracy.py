@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import multiprocessing
 import statistics
 import sys
 import time
@@ -44,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from vision.evaluate import ImageScore, label_max_pip, labelled_image, load_labels, score_image, summarise
-from vision.progress import progress
+from vision.progress import each_in_order, in_order, progress, worker_pool
 from vision.read import read_image
 
 REAL_PHOTOS = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "real-photos"
@@ -91,21 +90,17 @@ def score_synthetic(count: int, seed: int, every: int = 0, jobs: int = 1,
         return None
     scores = []
     reading = 0.0
-    # spawn, not fork: a forked child of a process with threads (a test worker, OpenCV) can deadlock.
-    pool = multiprocessing.get_context("spawn").Pool(jobs) if jobs > 1 else None
-    seeds = range(seed, seed + count)
     read = functools.partial(score_seed, size=size, one_set=one_set)
-    results = pool.imap(read, seeds) if pool else map(read, seeds)
-    for i, (score, seconds) in enumerate(progress(results, total=count, what="rendered tables")):
-        reading += seconds
-        scores.append(score)
-        if every and (i + 1) % every == 0:
-            right = sum(s.true_positives for s in scores)
-            print(f"  ... {i + 1} rendered tables: {right} right of "
-                  f"{sum(s.predicted for s in scores)} seen, {sum(s.labelled for s in scores)} labelled, "
-                  f"{sum(s.exact for s in scores)} exact", flush=True)
-    if pool:
-        pool.close()
+    with worker_pool(jobs) as pool:
+        results = in_order(read, range(seed, seed + count), pool, what="rendered tables")
+        for i, (score, seconds) in enumerate(results):
+            reading += seconds
+            scores.append(score)
+            if every and (i + 1) % every == 0:
+                right = sum(s.true_positives for s in scores)
+                print(f"  ... {i + 1} rendered tables: {right} right of "
+                      f"{sum(s.predicted for s in scores)} seen, {sum(s.labelled for s in scores)} "
+                      f"labelled, {sum(s.exact for s in scores)} exact", flush=True)
     return scores, reading
 
 
@@ -212,11 +207,7 @@ def score_widened(count: int, seed: int = 0, jobs: int = 1, size: tuple[int, int
         return None
     read = functools.partial(score_widened_seed, size=size, reader=reader, background=background,
                              legibility=legibility)
-    seeds = range(seed, seed + count)
-    if jobs <= 1:
-        return list(progress(map(read, seeds), total=count, what="widened tables"))
-    with multiprocessing.get_context("spawn").Pool(jobs) as pool:  # spawn: see score_synthetic
-        return list(progress(pool.imap(read, seeds), total=count, what="widened tables"))
+    return each_in_order(read, range(seed, seed + count), jobs, what="widened tables")
 
 
 def _figures(results: list[WidenedResult]) -> dict[str, Any]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import sys
 from collections import Counter
 from pathlib import Path
@@ -26,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.progress import progress
+from vision.progress import each_in_order
 from vision.read import read_image
 
 FIRST_FILM = 100
@@ -73,13 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         import vision.synth.film  # noqa: F401
     except ImportError:
         parser.error("vision.synth is not installed: no films to read")
-    seeds = range(args.seed, args.seed + args.count)
-    what = "rows of backs"
-    if args.jobs > 1:
-        with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-            rows = list(progress(pool.imap(counted_row, seeds), total=args.count, what=what))
-    else:
-        rows = list(progress(map(counted_row, seeds), total=args.count, what=what))
+    rows = each_in_order(counted_row, range(args.seed, args.seed + args.count), args.jobs,
+                         what="rows of backs")
     report = figures(rows)
     print(f"films {args.seed}..{args.seed + args.count - 1}: {report['rows_exact']} of {report['rows']} rows "
           f"counted exactly; {report['backs_read']} backs read of {report['backs_laid']} laid")

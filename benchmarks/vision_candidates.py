@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import multiprocessing
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -42,7 +41,7 @@ import numpy as np
 from vision.finder import shipped_finder
 from vision.geometry import frame_from_corners
 from vision.pipeline import MIN_CONFIDENCE, coarse, first_look, reading_at, second_opinion, settle
-from vision.progress import progress
+from vision.progress import each_in_order
 from vision.read import read_image
 from vision.tilenet import FACE_UP, shipped
 
@@ -127,11 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         print("vision.synth is not installed: nothing to render", file=sys.stderr)
         return 1
     seeds = range(args.seed, args.seed + args.count)
-    pool = multiprocessing.get_context("spawn").Pool(args.jobs) if args.jobs > 1 else None
-    results_iter = pool.imap(stage_of_seed, seeds) if pool else map(stage_of_seed, seeds)
-    results = list(progress(results_iter, total=args.count, what="widened tables"))
-    if pool:
-        pool.close()
+    results = each_in_order(stage_of_seed, seeds, args.jobs, what="widened tables")
     summary = summarise(results)
     print(f"widened seeds {args.seed}..{args.seed + args.count - 1}: share of face-up tiles past each stage")
     print(f"{'group':<22}{'tiles':>7}" + "".join(f"{s:>14}" for s in STAGES))

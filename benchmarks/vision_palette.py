@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import sys
 from pathlib import Path
 from typing import Any
 
 from vision.evaluate import score_image
-from vision.progress import progress
+from vision.progress import each_in_order
 from vision.read import read_image
 
 SHIFT = 5  # each value takes the colour of the value this many above it (1..12, wrapping round)
@@ -83,11 +82,8 @@ def main(argv: list[str] | None = None) -> int:
         print("vision_palette: vision.synth is not installed: nothing to render")
         return 1
     seeds = range(args.seed, args.seed + args.count)
-    pool = multiprocessing.get_context("spawn").Pool(args.jobs) if args.jobs > 1 else None
-    answers = pool.imap(read_seed, seeds) if pool else map(read_seed, seeds)
-    results = [r for r in progress(answers, total=args.count, what="widened frames") if r is not None]
-    if pool:
-        pool.close()
+    answers = each_in_order(read_seed, seeds, args.jobs, what="widened frames")
+    results = [r for r in answers if r is not None]
     summary = summarise(results)
     print(f"widened frames {seeds.start}..{seeds.stop - 1}: {len(results)} of coloured-pip sets, "
           f"told one set")

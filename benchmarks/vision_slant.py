@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import multiprocessing
 import statistics
 import sys
 import time
@@ -38,7 +37,7 @@ from benchmarks.vision_accuracy import add_folder_arguments
 from vision.evaluate import ImageScore, label_max_pip, labelled_image, load_labels, score_image, summarise
 from vision.image import checked_bgr
 from vision.pipeline import MIN_CONFIDENCE, read_checked
-from vision.progress import progress
+from vision.progress import in_order, worker_pool
 from vision.read import TableView, read_image
 from vision.synth.turn import camera_turn
 
@@ -135,25 +134,22 @@ def main(argv: list[str] | None = None) -> int:
             print("vision.synth is not installed: no widened frames", file=sys.stderr)
             count = 0
     # One pool for every angle: each worker loads the networks once.
-    pool = multiprocessing.get_context("spawn").Pool(args.jobs) if count and args.jobs > 1 else None
-    for degrees in args.degrees:
-        if (args.folder / "labels.json").is_file() or args.labels:
-            figures = _figures(photo_turns(args.folder, args.labels, degrees))
-            report[f"photos, {degrees:g} degrees"] = figures
-            _print(f"{args.folder}, turned {degrees:g} degrees", figures)
-        else:
-            print(f"{args.folder}: no labelled photos there, left out", file=sys.stderr)
-        if count:
-            seeds = range(args.seed, args.seed + count)
-            work = partial(widened_seed, degrees=degrees)
-            results = list(progress(pool.imap(work, seeds) if pool else map(work, seeds), total=count,
-                                    what=f"widened frames at {degrees:g} degrees"))
-            figures = _figures(results)
-            report[f"widened, {degrees:g} degrees"] = figures
-            last = args.seed + count - 1
-            _print(f"widened frames {args.seed}..{last}, turned {degrees:g} degrees", figures)
-    if pool:
-        pool.close()
+    with worker_pool(args.jobs if count else 1) as pool:
+        for degrees in args.degrees:
+            if (args.folder / "labels.json").is_file() or args.labels:
+                figures = _figures(photo_turns(args.folder, args.labels, degrees))
+                report[f"photos, {degrees:g} degrees"] = figures
+                _print(f"{args.folder}, turned {degrees:g} degrees", figures)
+            else:
+                print(f"{args.folder}: no labelled photos there, left out", file=sys.stderr)
+            if count:
+                work = partial(widened_seed, degrees=degrees)
+                results = list(in_order(work, range(args.seed, args.seed + count), pool,
+                                        what=f"widened frames at {degrees:g} degrees"))
+                figures = _figures(results)
+                report[f"widened, {degrees:g} degrees"] = figures
+                last = args.seed + count - 1
+                _print(f"widened frames {args.seed}..{last}, turned {degrees:g} degrees", figures)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
     return 0

@@ -34,7 +34,6 @@ import argparse
 import itertools
 import json
 import math
-import multiprocessing
 import platform
 import shutil
 import sys
@@ -57,7 +56,7 @@ from vision.finder import ALIGN, FINDER_FILE, FOUND_MIN, TileFinder, network_inp
 from vision.finder import OUTPUTS as FINDER_OUTPUTS
 from vision.onnx import Network
 from vision.plane import project
-from vision.progress import progress
+from vision.progress import each_in_order, progress
 from vision.synth.scene import Frame
 from vision.synth.turn import camera_turn
 from vision.tilenet import (
@@ -249,12 +248,8 @@ def _finder(folder: Path) -> TileFinder:
 
 
 def each_table(work: Callable[[int], Any], seeds: Sequence[int], jobs: int, what: str) -> list[Any]:
-    """`work(seed)` for every seed, in `jobs` processes (spawned: a forked child of a process
-    with threads can deadlock), in order."""
-    if jobs > 1:
-        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-            return list(progress(pool.imap(work, seeds, chunksize=4), total=len(seeds), what=what))
-    return [work(seed) for seed in progress(seeds, total=len(seeds), what=what)]
+    """`work(seed)` for every seed, in order, in `jobs` processes (`vision.progress.worker_pool`)."""
+    return each_in_order(work, seeds, jobs, what=what, chunksize=4)
 
 
 def _tensors(data: Harvest, index: np.ndarray) -> tuple[torch.Tensor, ...]:
