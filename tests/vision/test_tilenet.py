@@ -148,6 +148,11 @@ def test_the_training_script_runs_a_few_steps_and_exports_a_readable_model(tmp_p
     assert manifest["training"]["precision"] == manifest["finder"]["precision"] == BFLOAT16
     assert manifest["training"]["turned_share"] == 0.5
     assert manifest["training"]["tidied_share"] == TIDIED_SHARE  # the recipe's boneyards in rows
+    # The finder's entry carries the recipe of its own tables, so a kept finder keeps it too.
+    assert manifest["finder"]["tables"]["turned_share"] == 0.5
+    assert manifest["finder"]["tables"]["tidied_share"] == TIDIED_SHARE
+    assert (manifest["finder"]["tables"]["images"], manifest["finder"]["tables"]["validation_images"]) == (3, 1)
+    assert manifest["training"]["harvested_by"] == manifest["finder"]["sha256"]
     assert manifest["bytes"] < MAX_MODEL_BYTES
     assert file_digest(tmp_path / MODEL_FILE) == manifest["sha256"]
     assert file_digest(tmp_path / FINDER_FILE) == manifest["finder"]["sha256"]
@@ -161,6 +166,7 @@ def test_the_training_script_runs_a_few_steps_and_exports_a_readable_model(tmp_p
     again = run(tmp_path / "again", images=3, reader_images=0, epochs=1, jobs=1, max_steps=2,
                 finder=tmp_path)
     assert again["finder"] == {**manifest["finder"], "kept": True}
+    assert again["training"]["harvested_by"] == manifest["finder"]["sha256"]
     assert file_digest(tmp_path / "again" / FINDER_FILE) == manifest["finder"]["sha256"]
     assert file_digest(tmp_path / "again" / MODEL_FILE) == again["sha256"]
 

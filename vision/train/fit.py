@@ -507,6 +507,10 @@ def run(
         rendered = time.time() - started
         if finder_entry is None:
             finder_entry = fitted_finder(samples, split, finder_steps, out, precision)
+            # The finder's own recipe, in its entry: a later run that keeps this finder keeps it too.
+            finder_entry["tables"] = {**tables_recipe(render), "turned_share": turned_share,
+                                      "turned_degrees": list(TURNED_DEGREES), "first_seed": first_seed,
+                                      "images": images, "validation_images": first_seed + images - split}
         finder_seconds = time.time() - started - rendered
         data = Harvest.concatenate(each_table(partial(harvested, folder=folder, finder_dir=out,
                                                       turned_share=turned_share),
@@ -543,6 +547,7 @@ def run(
             "turned_share": turned_share,
             "turned_degrees": list(TURNED_DEGREES),
             "validation_images": first_seed + images - split,
+            "harvested_by": finder_entry["sha256"],
             "crops": counts,
             "epochs": epochs,
             "max_steps": max_steps,
