@@ -149,9 +149,9 @@ def test_the_training_script_runs_a_few_steps_and_exports_a_readable_model(tmp_p
     assert manifest["training"]["turned_share"] == 0.5
     assert manifest["training"]["tidied_share"] == TIDIED_SHARE  # the recipe's boneyards in rows
     # The finder's entry carries the recipe of its own tables, so a kept finder keeps it too.
-    assert manifest["finder"]["tables"]["turned_share"] == 0.5
-    assert manifest["finder"]["tables"]["tidied_share"] == TIDIED_SHARE
-    assert (manifest["finder"]["tables"]["images"], manifest["finder"]["tables"]["validation_images"]) == (3, 1)
+    finder_tables = manifest["finder"]["tables"]
+    assert (finder_tables["turned_share"], finder_tables["tidied_share"]) == (0.5, TIDIED_SHARE)
+    assert (finder_tables["images"], finder_tables["validation_images"]) == (3, 1)
     assert manifest["training"]["harvested_by"] == manifest["finder"]["sha256"]
     assert manifest["bytes"] < MAX_MODEL_BYTES
     assert file_digest(tmp_path / MODEL_FILE) == manifest["sha256"]
