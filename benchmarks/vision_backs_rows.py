@@ -10,8 +10,8 @@ and is read as the tracker reads it: through the fixed camera's calibration (`re
 Films S..S+N-1 (default 100..299: the tracker test's films are 0..11) are filmed by a fixed camera
 at 1280 x 720 (even seeds) or 1920 x 1080 (odd), the plain table of the tracker test (seeds
 divisible by 4) or a style drawn from the whole variety (`vision.synth.style.random_style`), with
-8 to 14 backs. Reported: rows counted exactly, backs counted against backs laid, and how many rows
-were counted each number of backs short or over.
+8 to 14 backs. Reported: rows counted exactly, backs counted against backs laid, how many rows
+were counted each number of backs short or over, and which films were miscounted.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import argparse
 import json
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,8 @@ def counted_row(seed: int) -> tuple[int, int]:
     return backs, read_image(image, calibration=calibration).face_down
 
 
-def figures(rows: list[tuple[int, int]]) -> dict[str, Any]:
+def figures(films: Sequence[int], rows: list[tuple[int, int]]) -> dict[str, Any]:
+    """The report of `rows` (`counted_row`) of `films`: counts, and each film miscounted."""
     errors = Counter(read - laid for laid, read in rows)
     return {
         "rows": len(rows),
@@ -55,6 +57,8 @@ def figures(rows: list[tuple[int, int]]) -> dict[str, Any]:
         "backs_laid": sum(laid for laid, _ in rows),
         "backs_read": sum(read for _, read in rows),
         "rows_by_error": {f"{error:+d}": errors[error] for error in sorted(errors)},
+        "miscounted": [{"film": film, "laid": laid, "read": read}
+                       for film, (laid, read) in zip(films, rows, strict=True) if read != laid],
     }
 
 
@@ -72,13 +76,15 @@ def main(argv: list[str] | None = None) -> int:
         import vision.synth.film  # noqa: F401
     except ImportError:
         parser.error("vision.synth is not installed: no films to read")
-    rows = each_in_order(counted_row, range(args.seed, args.seed + args.count), args.jobs,
-                         what="rows of backs")
-    report = figures(rows)
+    films = range(args.seed, args.seed + args.count)
+    report = figures(films, each_in_order(counted_row, films, args.jobs, what="rows of backs"))
     print(f"films {args.seed}..{args.seed + args.count - 1}: {report['rows_exact']} of {report['rows']} rows "
           f"counted exactly; {report['backs_read']} backs read of {report['backs_laid']} laid")
     print("rows by backs read minus laid: "
           + ", ".join(f"{error}: {n}" for error, n in report["rows_by_error"].items()))
+    if report["miscounted"]:
+        print("miscounted (film: read of laid): "
+              + ", ".join(f"{row['film']}: {row['read']} of {row['laid']}" for row in report["miscounted"]))
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n")
     return 0

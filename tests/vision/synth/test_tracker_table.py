@@ -66,6 +66,9 @@ def test_the_backs_rows_benchmark_counts_each_films_row_against_the_backs_laid(t
     assert all(8 <= laid <= 14 for laid, _ in rows)
     assert sum(figures["rows_by_error"].values()) == 2
     assert figures["rows_exact"] == figures["rows_by_error"].get("+0", 0)
+    miscounted = [(film, laid, read)
+                  for film, (laid, read) in zip((100, 101), rows, strict=True) if read != laid]
+    assert [(row["film"], row["laid"], row["read"]) for row in figures["miscounted"]] == miscounted
     # Film 100 is the tracker test's plain table: its row is counted exactly, as those are.
     assert rows[0][0] == rows[0][1]
 
