@@ -244,3 +244,30 @@ def test_a_tables_folder_kept_for_another_recipe_is_refused_before_any_table_is_
     claimed_tables(fresh, render_table)
     with pytest.raises(VisionError, match="another folder"):
         claimed_tables(fresh, render)
+
+
+def test_the_finder_is_fitted_on_the_tables_before_the_split_whatever_order_they_come_in(tmp_path) -> None:
+    pytest.importorskip("torch", reason="the train extra is not installed (pip install -e '.[train]')")
+    from vision.train.finder import CELLS, PATCH, FinderSamples
+    from vision.train.fit import fitted_finder
+
+    rng = np.random.default_rng(5)
+    count = 12  # two patches from each of six tables; tables 4 and 5 are held out
+    samples = FinderSamples(
+        images=rng.integers(0, 256, (count, PATCH, PATCH, 3), dtype=np.uint8),
+        heat=(rng.random((count, 2, CELLS, CELLS)) ** 8).astype(np.float16),
+        geometry=rng.normal(size=(count, 6, CELLS, CELLS)).astype(np.float16),
+        weight=np.ones((count, CELLS, CELLS), np.float16),
+        ignore=np.zeros((count, CELLS, CELLS), bool),
+        table=np.repeat(np.arange(6, dtype=np.int32), 2),
+    )
+    (tmp_path / "in-order").mkdir()
+    (tmp_path / "shuffled").mkdir()
+    in_order = fitted_finder(samples, 4, 2, tmp_path / "in-order")
+    # The tables shuffled, each table's patches kept in their order (as a pool's workers could
+    # return them): sorted back by table, the same rows in the same order.
+    tables_shuffled = (rng.permutation(6)[:, None] * 2 + np.arange(2)).ravel()
+    shuffled = fitted_finder(samples.rows(tables_shuffled), 4, 2, tmp_path / "shuffled")
+    assert list(samples.rows(tables_shuffled).table) != sorted(samples.table)
+    assert shuffled["sha256"] == in_order["sha256"]  # the same finder bit for bit
+    assert shuffled["validation"] == in_order["validation"] and in_order["patches"] == count
