@@ -264,8 +264,8 @@ def test_the_finder_is_fitted_on_the_tables_before_the_split_whatever_order_they
     (tmp_path / "in-order").mkdir()
     (tmp_path / "shuffled").mkdir()
     in_order = fitted_finder(samples, 4, 2, tmp_path / "in-order")
-    # The tables shuffled, each table's patches kept in their order (as a pool's workers could
-    # return them): sorted back by table, the same rows in the same order.
+    # The tables shuffled, each table's patches kept in their order (`run` passes them in table
+    # order; another caller need not): sorted back by table, the same rows in the same order.
     tables_shuffled = (rng.permutation(6)[:, None] * 2 + np.arange(2)).ravel()
     shuffled = fitted_finder(samples.rows(tables_shuffled), 4, 2, tmp_path / "shuffled")
     assert list(samples.rows(tables_shuffled).table) != sorted(samples.table)

@@ -490,6 +490,10 @@ def run(
     seeds = list(range(first_seed, first_seed + images))
     reader_seeds = list(range(first_seed + images, first_seed + images + reader_images))
     split = first_seed + images - max(1, round(images * VALIDATION_SHARE))
+    # This run's tables, in the manifest's training and, when fitted here, in the finder's entry.
+    these_tables = {"first_seed": first_seed, "images": images, "tidied_share": TIDIED_SHARE,
+                    "turned_share": turned_share, "turned_degrees": list(TURNED_DEGREES),
+                    "validation_images": first_seed + images - split}
     out.mkdir(parents=True, exist_ok=True)
     # A kept finder is checked (and copied) before any table is rendered: a wrong folder costs nothing.
     finder_entry = None if finder is None else kept_finder(finder, out)
@@ -509,9 +513,7 @@ def run(
             finder_entry = fitted_finder(samples, split, finder_steps, out, precision)
             del samples  # 2.5 GB of patches the harvest and the reader's fit need none of
             # The finder's own recipe, in its entry: a later run that keeps this finder keeps it too.
-            finder_entry["tables"] = {**tables_recipe(render), "turned_share": turned_share,
-                                      "turned_degrees": list(TURNED_DEGREES), "first_seed": first_seed,
-                                      "images": images, "validation_images": first_seed + images - split}
+            finder_entry["tables"] = {**tables_recipe(render), **these_tables}
         finder_seconds = time.time() - started - rendered
         data = Harvest.concatenate(each_table(partial(harvested, folder=folder, finder_dir=out,
                                                       turned_share=turned_share),
@@ -541,13 +543,8 @@ def run(
         "dense": READER_DENSE,
         "training": {
             "renderer": "even seeds: vision.synth.dataset.render_example; odd: vision.synth.widened",
-            "first_seed": first_seed,
-            "images": images,
+            **these_tables,
             "reader_images": reader_images,
-            "tidied_share": TIDIED_SHARE,
-            "turned_share": turned_share,
-            "turned_degrees": list(TURNED_DEGREES),
-            "validation_images": first_seed + images - split,
             "harvested_by": finder_entry["sha256"],
             "crops": counts,
             "epochs": epochs,
