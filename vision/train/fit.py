@@ -39,7 +39,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -56,7 +56,7 @@ from vision.finder import ALIGN, FINDER_FILE, FOUND_MIN, TileFinder, network_inp
 from vision.finder import OUTPUTS as FINDER_OUTPUTS
 from vision.onnx import Network
 from vision.plane import project
-from vision.progress import each_in_order, progress
+from vision.progress import in_order, progress, worker_pool
 from vision.synth.scene import Frame
 from vision.synth.turn import camera_turn
 from vision.tilenet import (
@@ -247,9 +247,11 @@ def _finder(folder: Path) -> TileFinder:
     return _finders[folder]
 
 
-def each_table(work: Callable[[int], Any], seeds: Sequence[int], jobs: int, what: str) -> list[Any]:
-    """`work(seed)` for every seed, in order, in `jobs` processes (`vision.progress.worker_pool`)."""
-    return each_in_order(work, seeds, jobs, what=what, chunksize=4)
+def each_table(work: Callable[[int], Any], seeds: Sequence[int], jobs: int, what: str) -> Iterator[Any]:
+    """`work(seed)` for every seed, in order, in `jobs` processes (`vision.progress.worker_pool`),
+    each answer yielded as it comes back: joined by `Rows.concatenate`, no list keeps them all."""
+    with worker_pool(jobs) as pool:
+        yield from in_order(work, seeds, pool, what=what, chunksize=4)
 
 
 def _tensors(data: Harvest, index: np.ndarray) -> tuple[torch.Tensor, ...]:
@@ -506,8 +508,9 @@ def run(
                 each_table(partial(prepared, folder=folder, render=render, turned_share=turned_share), seeds,
                            jobs, "rendered tables"))
         if unpatched := (reader_seeds if finder_entry is None else seeds + reader_seeds):
-            each_table(partial(reader_only, folder=folder, render=render), unpatched, jobs,
-                       "rendered tables for the reader")
+            for _ in each_table(partial(reader_only, folder=folder, render=render), unpatched, jobs,
+                                "rendered tables for the reader"):
+                pass  # each is saved in `folder`, for the harvest
         rendered = time.time() - started
         if finder_entry is None:
             finder_entry = fitted_finder(samples, split, finder_steps, out, precision)
