@@ -25,10 +25,11 @@ def _samples(count: int, first: int) -> Samples:
     return Samples((values % 251).astype(np.uint8), (values[:, 0, 0] % 127).astype(np.int8))
 
 
-@given(st.lists(st.integers(0, 5), min_size=1, max_size=8))
-def test_joined_rows_are_the_parts_rows_in_order(counts: list[int]) -> None:
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=8), st.integers(1, 10))
+def test_joined_rows_are_the_parts_rows_in_order(counts: list[int], expected_parts: int) -> None:
+    """Whether the reserved rows are too many or (growing them) too few."""
     parts = [_samples(count, 100 * number) for number, count in enumerate(counts)]
-    joined = Samples.concatenate(iter(parts))
+    joined = Samples.concatenate(iter(parts), expected_parts=expected_parts)
     assert len(joined) == sum(counts)
     for name in ("pixels", "label"):
         expected = np.concatenate([getattr(part, name) for part in parts])
@@ -36,7 +37,7 @@ def test_joined_rows_are_the_parts_rows_in_order(counts: list[int]) -> None:
         np.testing.assert_array_equal(getattr(joined, name), expected)
 
 
-def test_each_part_is_let_go_before_the_joined_rows_are_made() -> None:
+def test_each_part_is_let_go_before_the_next_is_made() -> None:
     events: list[str] = []
 
     @dataclass
@@ -52,9 +53,9 @@ def test_each_part_is_let_go_before_the_joined_rows_are_made() -> None:
             part = _samples(count, count)
             yield Watched(part.pixels, part.label)
 
-    joined = Watched.concatenate(parts())
-    # Had the parts outlived the copy, they would be freed after the joined rows were made.
-    assert events == ["made 2", "made 3", "made 4", "freed 4", "freed 3", "freed 2", "made 9"]
+    joined = Watched.concatenate(parts(), expected_parts=3)
+    # Had the parts been kept until all had come, they would be freed after the next were made.
+    assert events == ["made 2", "freed 2", "made 3", "freed 3", "made 4", "freed 4", "made 9"]
     assert len(joined) == 9
 
 

@@ -506,7 +506,7 @@ def run(
         if finder_entry is None:  # the finder's tables give it its patches as they are rendered
             samples = FinderSamples.concatenate(
                 each_table(partial(prepared, folder=folder, render=render, turned_share=turned_share), seeds,
-                           jobs, "rendered tables"))
+                           jobs, "rendered tables"), expected_parts=len(seeds))
         if unpatched := (reader_seeds if finder_entry is None else seeds + reader_seeds):
             for _ in each_table(partial(reader_only, folder=folder, render=render), unpatched, jobs,
                                 "rendered tables for the reader"):
@@ -520,7 +520,8 @@ def run(
         finder_seconds = time.time() - started - rendered
         data = Harvest.concatenate(each_table(partial(harvested, folder=folder, finder_dir=out,
                                                       turned_share=turned_share),
-                                              seeds + reader_seeds, jobs, "harvested tables"))
+                                              seeds + reader_seeds, jobs, "harvested tables"),
+                                   expected_parts=len(seeds) + len(reader_seeds))
     harvested_at = time.time() - started
     held_out_tables = (data.image >= split) & (data.image < first_seed + images)
     train_index = np.nonzero(~held_out_tables)[0]
