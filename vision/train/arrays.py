@@ -10,8 +10,8 @@ from typing import Any, Self
 
 import numpy as np
 
-# Rows reserved when joining, per row that the first part and the number of parts expected make:
-# room for parts twice as large on average as the first before the arrays are copied larger.
+# Joining rows reserves this many times the rows of `expected_parts` parts the size of the first:
+# parts up to twice the first's size on average fit before the arrays are copied larger.
 RESERVED_ROWS = 2.0
 
 
@@ -39,8 +39,8 @@ class Rows(Saved):
         by copying if they run out). Pages of a reservation that no row reaches are never touched,
         so on Linux they cost no memory; given an iterator, not a list the caller keeps, the parts
         and the result are never all held at once (make model's harvest: its 2.1 GB of crops once,
-        not twice). Freeing the parts only once all had come would not do: the C library keeps
-        most of what a process frees for itself."""
+        not twice). Freeing the parts only once all had come did not do that: glibc's malloc kept
+        their memory for the process (4.3 GB at the peak for 2.1 GB of crops, against 2.2)."""
         names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
         joined: dict[str, np.ndarray] = {}
         filled = number = 0
