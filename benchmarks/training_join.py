@@ -11,9 +11,11 @@ process, which joins them in one of two ways, each in a fresh process of its own
 - `held, then joined`: the answers listed first, then `np.concatenate`, field by field (the way
   before, and what a plain script does).
 
-Each way reports its peak resident memory (the process's `ru_maxrss`), the memory resident before
-the parts came, and the ratio of the peak's growth to the bytes joined: 1.0 is the physical floor
-(the joined arrays alone), 2.0 holds every byte twice. Linux (`/proc`); needs no `train` extra.
+Each way reports its peak resident memory (the process's high-water mark, `VmHWM`, as
+`benchmarks.vision_speed` reads it: not `ru_maxrss`, which Linux carries over from the parent), the
+memory resident before the parts came (`VmRSS`), and the ratio of the peak's growth to the bytes
+joined: 1.0 is the physical floor (the joined arrays alone), 2.0 holds every byte twice. Linux
+(`/proc`); needs no `train` extra.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
+import re
 import subprocess
 import sys
 from dataclasses import fields
@@ -51,20 +53,24 @@ def _held_then_joined(parts: list[Harvest]) -> Harvest:
     return Harvest(**{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Harvest)})
 
 
-def _resident_bytes() -> int:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * resource.getpagesize()
+def _status_bytes(field: str) -> int:
+    """A memory figure of this process from /proc/self/status (`VmRSS`, `VmHWM`), in bytes."""
+    with open("/proc/self/status") as status:
+        found = re.search(rf"^{field}:\s+(\d+) kB", status.read(), re.MULTILINE)
+    if found is None:
+        raise RuntimeError(f"/proc/self/status has no {field} line")
+    return int(found[1]) * 1024
 
 
 def joined_once(way: str, tables: int, jobs: int) -> dict[str, float]:
     """Join `tables` parts one `way` in this process; its figures (bytes)."""
     with worker_pool(jobs) as pool:
-        before = _resident_bytes()
+        before = _status_bytes("VmRSS")
         answers = in_order(part, range(tables), pool, what=f"parts ({way})", unit="tables", chunksize=4)
         data = Harvest.concatenate(answers, expected_parts=tables) if way == "stream" else _held_then_joined(
             list(answers))
     joined = sum(getattr(data, f.name).nbytes for f in fields(Harvest))
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    peak = _status_bytes("VmHWM")
     return {"rows": len(data), "joined_bytes": joined, "resident_before": before, "peak_resident": peak,
             "growth_per_byte_joined": (peak - before) / joined}
 
