@@ -4,11 +4,11 @@
 textured and patterned surfaces (`textures.SURFACES`: leather, knit, gingham, plaid, floral
 prints, wooden planks, desks, cutting mats) besides felt, wood and plain cloth; sets with pink,
 green, yellow, blue or red faces and pips of every colour (white on colour, coloured on black,
-one ink on ivory); double-nine and double-twelve sets; shrink-wrapped or glossy tiles with a
-specular band across them; a hard shadow edge across part of the table; poor webcams
-(`webcam.Webcam`); objects on the table (`clutter`), some of them tile-like; and scenes of clutter
-with no tile at all. It draws from its own random stream, so `render_example(seed)` and every
-other renderer path are untouched.
+one ink or a pastel palette on ivory); double-nine and double-twelve sets; shrink-wrapped or
+glossy tiles with a specular band across them; a hard shadow edge across part of the table;
+poor webcams (`webcam.Webcam`); objects on the table (`clutter`), some of them tile-like; and
+scenes of clutter with no tile at all. It draws from its own random stream, so
+`render_example(seed)` and every other renderer path are untouched.
 
 Labels stay exact: every face-up tile (corners, a, b) and the face-down count, as `render_example`
 gives them; standing clutter and hands never cover a tile, flat clutter (cards, paper) only lies
@@ -30,7 +30,7 @@ from vision.synth import clutter, textures, webcam
 from vision.synth.hands import hand_masks
 from vision.synth.random_scenes import Occupancy, random_layout, random_scene
 from vision.synth.scene import Frame, PlacedTile, Renderer, Scene
-from vision.synth.style import PINS, TILE_BODIES, Colour, Style, random_style
+from vision.synth.style import PINS, PIP_PALETTE, TILE_BODIES, Colour, Style, random_style
 from vision.synth.surface import table_surface
 
 # Widened frames draw from this stream of a seed (numpy SeedSequence entropy [seed, STREAM]), so
@@ -56,6 +56,26 @@ INKS: dict[str, Colour] = {
 # Pips must differ from the face by at least this much luminance (0..1) to be printed on it: a
 # set maker does not put yellow pips on a yellow face.
 MIN_PIP_CONTRAST = 0.28
+# Share of ivory and white sets with coloured pips whose palette is pastel (`pastel_palette`):
+# light blue, yellow or pink pips that differ from the face in hue far more than in brightness,
+# as some sets print them and as a lamp or a lens pales small coloured pips. Of the pips the
+# training recipe draws (4,000 styles), 0.8 % lay within 0.15 luma of their face without them,
+# 1.7 % with them.
+PASTEL_SHARE = 0.5
+PASTEL_FADE = (0.5, 0.95)  # how far each colour is mixed toward the face, drawn per set
+# A pastel pip still differs from its face by at least this distance in BGR (0..1 per channel),
+# a colour an eye finds plainly at a glance (a white face's light blue or pale yellow pip).
+MIN_PASTEL_DISTANCE = 0.25
+# Labels name only pips an eye can find, and a pastel pip is lost where a black one stays:
+# - where its face burns out (under a lamp's reflection or a shrink-wrap's sheen, face and pip
+#   both clip to white), so a pastel set is lit by a lamp whose reflection peaks at most this
+#   high and is never wrapped;
+# - under a poor webcam (`webcam`), whose flat tone curve halves its contrast and whose grain and
+#   JPEG blocks bury it, so a pastel set is filmed by the camera.
+# Measured with `vision.synth.legibility`: on widened seeds 20000-20399 with the lamp capped and
+# no wrap, 16 of the pastel sets' 206 tiles were illegible, every one under a webcam (0 of the
+# other coloured sets' 189); on seeds 20400-20999 filmed by the camera, 0 of 256 (7 of 293).
+PASTEL_MAX_GLARE = 0.1
 CLUTTERED = frozenset({"desk", "cutting_mat"})  # surfaces that come with more objects on them
 SHEEN_SHARE = 0.3  # share of frames whose tiles are shrink-wrapped or glossy
 SHADOW_EDGE_SHARE = 0.35  # share of frames with a hard shadow edge across the table
@@ -86,6 +106,25 @@ class Widening:
     clutter: int = 0  # objects asked for (fewer when the table has no room)
     clutter_only: bool = False
 
+    @property
+    def pastel(self) -> bool:
+        """Whether the set's pips are a pastel palette (`pastel_palette`)."""
+        return self.set_name.endswith("/pastel")
+
+
+def pastel_palette(face: Colour, fade: float) -> tuple[Colour, ...]:
+    """`PIP_PALETTE` with each colour mixed `fade` of the way toward `face`, but never nearer to
+    it than `MIN_PASTEL_DISTANCE`."""
+    base = np.asarray(face, dtype=np.float64)
+    palette = []
+    for colour in PIP_PALETTE:
+        away = np.asarray(colour, dtype=np.float64) - base
+        distance = float(np.linalg.norm(away))
+        keep = 1.0 if distance <= MIN_PASTEL_DISTANCE else max(1.0 - fade, MIN_PASTEL_DISTANCE / distance)
+        mixed = base + away * keep
+        palette.append((float(mixed[0]), float(mixed[1]), float(mixed[2])))
+    return tuple(palette)
+
 
 def widened_set(rng: np.random.Generator) -> tuple[str, dict[str, object]]:
     """A set's name ("pink/white") and the Style fields that draw it."""
@@ -112,6 +151,9 @@ def widened_set(rng: np.random.Generator) -> tuple[str, dict[str, object]]:
         pip_name = str(rng.choice(readable))
         fields["pip_ink"] = INKS[pip_name]
     fields["pips"] = pips
+    if pips == "coloured" and rng.random() < PASTEL_SHARE:
+        fields["pip_palette"] = pastel_palette(face, float(rng.uniform(*PASTEL_FADE)))
+        pip_name = "pastel"
     if pips in ("ink", "white") and family == "colour" and rng.random() < 0.5:
         fields["divider_colour"] = fields.get("pip_ink", INKS["white"])
     if rng.random() < 0.5:
@@ -142,7 +184,7 @@ def widened_style(rng: np.random.Generator, max_pip: int | None = None) -> tuple
     many = surface in CLUTTERED or clutter_only
     count = int(rng.integers(3, 10)) if many else int(rng.choice([0, 0, 1, 2, 3, 4]))
     wrapped = rng.random() < SHEEN_SHARE
-    return style, Widening(
+    widening = Widening(
         surface=surface,
         set_name=set_name,
         max_pip=max_pip,
@@ -152,6 +194,10 @@ def widened_style(rng: np.random.Generator, max_pip: int | None = None) -> tuple
         clutter=count,
         clutter_only=clutter_only,
     )
+    if widening.pastel:  # drawn as every other set, then lit so that its pips read
+        style = replace(style, glare=min(style.glare, PASTEL_MAX_GLARE))
+        widening = replace(widening, sheen=0.0, wrap_share=0.0)
+    return style, widening
 
 
 class WidenedRenderer(Renderer):
@@ -184,6 +230,8 @@ class WidenedRenderer(Renderer):
         self.camera = (
             webcam.random_webcam(rng, self.tile_px, widening.max_pip) if rng.random() < WEBCAM_SHARE else None
         )
+        if widening.pastel:  # drawn as for every set, so the stream stays; see PASTEL_MAX_GLARE
+            self.camera = None
         self.placed = self._lay_clutter(rng, occupancy)
 
     def _surface(self, shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:

@@ -17,7 +17,19 @@ from vision.synth.dataset import main as dataset_main
 from vision.synth.dataset import render_example
 from vision.synth.random_scenes import random_layout, random_scene
 from vision.synth.scene import Scene
-from vision.synth.widened import FACES, WidenedRenderer, occupied, render_widened, widened_style
+from vision.synth.style import PIP_PALETTE, TILE_BODIES
+from vision.synth.widened import (
+    FACES,
+    MIN_PASTEL_DISTANCE,
+    PASTEL_MAX_GLARE,
+    WidenedRenderer,
+    _luma,
+    occupied,
+    pastel_palette,
+    render_widened,
+    widened_set,
+    widened_style,
+)
 
 SMALL = (384, 216)
 
@@ -139,6 +151,49 @@ def test_every_family_appears() -> None:
     assert set(FACES) | {"ivory", "white", "black"} <= set(sets)
     assert {"black", "white", "coloured", "coloured_bright", "ink"} <= set(pips)
     assert set(max_pips) == {6, 9, 12}
+
+
+@pytest.mark.parametrize("face", ["ivory", "white"])
+def test_a_pastel_palette_pales_every_colour_but_keeps_it_visible(face: str) -> None:
+    body = np.asarray(TILE_BODIES[face])
+    assert np.allclose(pastel_palette(TILE_BODIES[face], 0.0), PIP_PALETTE)
+    faded = pastel_palette(TILE_BODIES[face], 0.95)
+    for value in range(1, len(PIP_PALETTE)):
+        before = np.linalg.norm(np.asarray(PIP_PALETTE[value]) - body)
+        after = np.linalg.norm(np.asarray(faded[value]) - body)
+        assert MIN_PASTEL_DISTANCE - 1e-9 <= after < before, value
+    lumas = [abs(_luma(c) - _luma(TILE_BODIES[face])) for c in faded[1:]]
+    assert min(lumas) < 0.1, "some pastel pips differ from the face in hue far more than in brightness"
+
+
+def test_pastel_sets_are_drawn_on_ivory_and_white_faces_only() -> None:
+    names = [widened_set(np.random.default_rng([seed, 2]))[0] for seed in range(600)]
+    pastel = [name for name in names if name.endswith("/pastel")]
+    assert pastel and {name.split("/")[0] for name in pastel} <= {"ivory", "white"}
+    coloured = [name for name in names if name.split("/")[1] in ("coloured", "pastel")
+                and name.split("/")[0] in ("ivory", "white")]
+    assert 0.3 < len(pastel) / len(coloured) < 0.7
+
+
+def test_pastel_sets_are_lit_and_filmed_so_that_their_pips_read() -> None:
+    """A pastel pip is lost where its face burns out or under a poor webcam: such sets are drawn
+    under a dim lamp, unwrapped, filmed by the camera, while other sets keep every condition."""
+    drawn = [widened_style(np.random.default_rng([seed, 4])) for seed in range(600)]
+    pastel = [(style, widening) for style, widening in drawn if widening.pastel]
+    assert len(pastel) >= 5
+    assert all(style.glare <= PASTEL_MAX_GLARE and widening.sheen == 0 for style, widening in pastel)
+    others = [(style, widening) for style, widening in drawn if not widening.pastel]
+    assert max(style.glare for style, _ in others) > 0.5 and max(w.sheen for _, w in others) > 0.3
+    style, widening = pastel[0]
+    layout = random_layout(np.random.default_rng(5))
+    empty = occupied(Scene((), (), (), layout))
+    cameras = {
+        name: [WidenedRenderer(style, replace(widening, set_name=name), SMALL, seed, layout, empty).camera
+               for seed in range(12)]
+        for name in (widening.set_name, "ivory/coloured")
+    }
+    assert all(camera is None for camera in cameras[widening.set_name])
+    assert any(camera is not None for camera in cameras["ivory/coloured"])
 
 
 def test_every_frame_family_appears(frames: list) -> None:
