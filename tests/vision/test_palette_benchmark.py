@@ -26,7 +26,7 @@ def test_a_style_draws_its_pips_in_its_own_palette() -> None:
     assert [renderer.style.pip_colour(v) for v in range(1, 4)] == moved
     after = renderer.render(scene, 0).image  # the sprites are cached by style: a new palette draws anew
     changed = np.abs(before.astype(int) - after.astype(int)).max(axis=2) > 8  # beyond JPEG's noise
-    assert changed.sum() > 500  # the pips of five tiles on a webcam
+    assert changed.sum() > 500  # the pips of the first coloured-pip tuning frame (a pastel set)
 
 
 def _coloured_seed() -> int:
