@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 from dataclasses import fields
@@ -31,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.process_memory import status_bytes
 from vision.crops import CROP_HEIGHT, CROP_WIDTH, GEOMETRY_SIZE
 from vision.progress import in_order, worker_pool
 from vision.train.harvest import Harvest
@@ -53,24 +53,15 @@ def _held_then_joined(parts: list[Harvest]) -> Harvest:
     return Harvest(**{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Harvest)})
 
 
-def _status_bytes(field: str) -> int:
-    """A memory figure of this process from /proc/self/status (`VmRSS`, `VmHWM`), in bytes."""
-    with open("/proc/self/status") as status:
-        found = re.search(rf"^{field}:\s+(\d+) kB", status.read(), re.MULTILINE)
-    if found is None:
-        raise RuntimeError(f"/proc/self/status has no {field} line")
-    return int(found[1]) * 1024
-
-
 def joined_once(way: str, tables: int, jobs: int) -> dict[str, float]:
     """Join `tables` parts one `way` in this process; its figures (bytes)."""
     with worker_pool(jobs) as pool:
-        before = _status_bytes("VmRSS")
+        before = status_bytes("VmRSS")
         answers = in_order(part, range(tables), pool, what=f"parts ({way})", unit="tables", chunksize=4)
         data = Harvest.concatenate(answers, expected_parts=tables) if way == "stream" else _held_then_joined(
             list(answers))
     joined = sum(getattr(data, f.name).nbytes for f in fields(Harvest))
-    peak = _status_bytes("VmHWM")
+    peak = status_bytes("VmHWM")
     return {"rows": len(data), "joined_bytes": joined, "resident_before": before, "peak_resident": peak,
             "growth_per_byte_joined": (peak - before) / joined}
 

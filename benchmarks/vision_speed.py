@@ -90,15 +90,16 @@ def peak_memory_mb(frame: np.ndarray) -> tuple[float, float]:
         np.save(path, frame)
 
         def run(read: bool) -> float:
-            # VmHWM, not ru_maxrss: Linux carries ru_maxrss over from this (parent) process.
-            code = ("import re, cv2, numpy; cv2.setNumThreads(1); "
+            # The child's own peak (`benchmarks.process_memory`: VmHWM, not ru_maxrss).
+            code = ("import cv2, numpy; cv2.setNumThreads(1); "
+                    "from benchmarks.process_memory import status_bytes; "
                     "from vision.read import read_image; "
                     f"frame = numpy.load({str(path)!r}); "
                     + ("read_image(frame); " if read else "")
-                    + "print(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read())[1])")
+                    + "print(status_bytes('VmHWM'))")
             done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                   check=True, cwd=Path(__file__).resolve().parents[1])
-            return int(done.stdout.split()[-1]) / 1024
+            return int(done.stdout.split()[-1]) / 2**20
         return run(True), run(False)
 
 
