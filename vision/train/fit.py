@@ -106,12 +106,12 @@ SIZES = ((1920, 1080), (1280, 720), (960, 540), (640, 360))
 SIZE_WEIGHTS = (0.3, 0.3, 0.25, 0.15)
 # Batches of `vision.train.finder` patches the finder is fitted on, and passes over the crops of
 # tiles the reader is fitted on (a fresh draw of the rest each). The shipped pair was fitted 8000
-# steps and seven epochs; 6500 and six brought `make model` from 32-34 to 29-32 min from nothing
-# on the 2-core machine, and the pair it fitted read widened tuning tables 10000-10599 (never the
-# held-out 0-999) as the pair of 8000 and seven fitted on the same tables did (4554 tiles right
-# and 8 false against 4553 and 10), counted as many rows of backs (197 of 200 against 195) and
-# failed one of the tests that refits fail against three (docs/vision-design.md, "Why 6500
-# finder steps and six epochs").
+# steps and seven epochs; 6500 and six brought `make model` from 32-34 to 29-33 min from nothing
+# on the 2-core machine (three runs: 29.4, 32.0, 32.8), and the pair it fitted read widened
+# tuning tables 10000-10599 (never the held-out 0-999) as the pair of 8000 and seven fitted on the
+# same tables did (4554 tiles right and 8 false against 4553 and 10), counted as many rows of
+# backs (197 of 200 against 195) and failed one of the tests that refits fail against three
+# (docs/vision-design.md, "Why 6500 finder steps and six epochs").
 FINDER_STEPS = 6500
 IMAGES = 1000  # tables for both fits (the finder's patches, the reader's crops)
 # Tables for the reader alone, after the finder's. Measured on widened tuning tables 10000-10299
@@ -124,7 +124,9 @@ READER_IMAGES = 500
 # and 4463 -> 4480 tiles right, 5 -> 3 and 10 -> 8 false, 257 -> 259 and 496 -> 502 tables exact.
 # Ten read the validation crops better still but those tables no better (docs/vision-design.md,
 # "Why seven epochs"). Six, with the finder's 6500 steps, read tuning tables 10000-10599 as seven
-# with 8000 did (see `FINDER_STEPS`) in less time, so the recipe now fits six.
+# with 8000 did (see `FINDER_STEPS`) in less time, so the recipe now fits six. Five took 26.4 min
+# and read those tables as six, but framed a painted tile of the tests 10.8 px too wide, so the
+# recipe keeps six (docs/vision-design.md, "Five epochs").
 READER_EPOCHS = 6
 # The share of the tables seen by a camera turned away from straight down (a phone held at a
 # slant), and by how much (`--turned-share`). The renderer's cameras lean only a little
