@@ -110,11 +110,36 @@ def test_the_stage_recall_benchmark_follows_each_tile_through_the_reader() -> No
         # A tile is read from a frame that settled on it; a candidate that frames it lies in it.
         assert tile["passed"]["read"] <= tile["passed"]["settled"]
         assert tile["passed"]["found"] <= tile["passed"]["near"]
+        # A tile is lost for a reason exactly when the read lost it.
+        assert (tile["why_lost"] is None) == tile["passed"]["read"]
+        assert tile["why_lost"] in (None, *stages.LOSSES)
     summary = stages.summarise([result, result])
     assert summary["all"]["read"]["tiles"] == 4
     assert summary[f"camera={result['camera']}"] == summary["all"]
     legible = [summary.get(f"legible={value}", {}).get("read", {}).get("tiles", 0) for value in (True, False)]
     assert sum(legible) == 4
+    lost = stages.lost_by_reason([result, result])
+    assert sum(lost.get("all", {}).values()) == 4 - summary["all"]["read"]["passed"]
+
+
+def test_a_lost_tile_is_lost_for_the_first_reason_that_holds() -> None:
+    """Illegible pips before anything the reader did; a tile read as another before what the
+    reader says at its true frame; and the framing only when the reader reads it right and sure there."""
+    from benchmarks.vision_candidates import why_lost
+
+    def passed(read: bool, at_frame: bool) -> dict[str, bool]:
+        return {"near": True, "found": True, "settled": True, "read": read, "at its frame": at_frame}
+
+    cases = [  # (read, at its frame, legible, another tile read there, right at its frame) -> why
+        ((True, False, False, True, False), None),
+        ((False, True, False, True, True), "illegible"),
+        ((False, False, True, True, False), "read as another tile"),
+        ((False, False, True, False, False), "misread at its frame"),
+        ((False, False, True, False, True), "unsure at its frame"),
+        ((False, True, True, False, True), "framing"),
+    ]
+    for (read, at_frame, legible, other, right), why in cases:
+        assert why_lost(passed(read, at_frame), legible, other, right) == why
 
 
 def _perfect(frame: Any, background: Any = None) -> dict[str, Any]:
