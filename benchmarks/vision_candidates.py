@@ -97,7 +97,9 @@ def stage_of_seed(seed: int, one_set: bool = False) -> dict[str, Any]:
     seen = [(t.a, t.b, frame_from_corners(t.corners)) for t in view.tiles]
     tiles = []
     for tile, contrast in zip(labels["tiles"], contrasts, strict=True):  # type: ignore[call-overload]
-        corners = np.array(tile["corners"], np.float32) * picture.factor
+        values = {tile["a"], tile["b"]}
+        input_corners = np.array(tile["corners"], np.float32)
+        corners = input_corners * picture.factor
         truth = frame_from_corners(corners)
         passed = {"near": any(_inside(f.center, corners) for f in found)}
         passed["found"] = any(label(f, [Truth(truth, FACE_UP, tile["a"], tile["b"])])[0] == FACE_UP
@@ -107,18 +109,18 @@ def stage_of_seed(seed: int, one_set: bool = False) -> dict[str, Any]:
             and abs(float(np.dot(f.across, truth.across))) > math.cos(math.radians(SETTLED_DEGREES))
             for f in settled
         )
-        in_input = frame_from_corners(np.array(tile["corners"], np.float32))
+        in_input = frame_from_corners(input_corners)
         passed["read"] = any(
-            {top, bottom} == {tile["a"], tile["b"]}
+            {top, bottom} == values
             and float(np.linalg.norm(f.center - in_input.center)) < SETTLED_REACH * in_input.half_width
             for top, bottom, f in seen
         )
         at_truth = second_opinion(net, picture, [truth], net.read(picture.crops([truth])), max_pip=max_pip)
         reading = reading_at(truth, at_truth, 0, max_pip)
-        right_at_frame = {reading.top, reading.bottom} == {tile["a"], tile["b"]}
+        right_at_frame = {reading.top, reading.bottom} == values
         passed["at its frame"] = right_at_frame and reading.is_tile() and reading.confidence >= MIN_CONFIDENCE
-        other_tile_there = any(_inside(f.center, np.array(tile["corners"], np.float32))
-                               and {top, bottom} != {tile["a"], tile["b"]} for top, bottom, f in seen)
+        other_tile_there = any({top, bottom} != values and _inside(f.center, input_corners)
+                               for top, bottom, f in seen)
         legible = bool(contrast >= LEGIBLE_CONTRAST)
         lost = why_lost(passed, legible, other_tile_there, right_at_frame)
         tiles.append({"tile": tile["tile"], "passed": passed, "half_width": truth.half_width,
@@ -127,12 +129,16 @@ def stage_of_seed(seed: int, one_set: bool = False) -> dict[str, Any]:
             "surface": labels["surface"], "candidates": len(found), "tiles": tiles}
 
 
+def _groups(result: dict[str, Any]) -> list[str]:
+    """The groups every tile of one table's `result` counts in: all, its camera, its surface."""
+    return ["all", f"camera={result['camera']}", f"textured={result['textured']}"]
+
+
 def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
     groups: dict[str, dict[str, list[int]]] = defaultdict(lambda: {s: [0, 0] for s in STAGES})
     for result in results:
-        keys = ["all", f"camera={result['camera']}", f"textured={result['textured']}"]
         for tile in result["tiles"]:
-            for key in [*keys, f"legible={tile['legible']}"]:
+            for key in [*_groups(result), f"legible={tile['legible']}"]:
                 for stage in STAGES:
                     groups[key][stage][0] += bool(tile["passed"][stage])
                     groups[key][stage][1] += 1
@@ -147,7 +153,7 @@ def lost_by_reason(results: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     for result in results:
         for tile in result["tiles"]:
             if tile["why_lost"] is not None:
-                for key in ("all", f"camera={result['camera']}", f"textured={result['textured']}"):
+                for key in _groups(result):
                     groups[key][tile["why_lost"]] += 1
     return dict(sorted(groups.items()))
 
