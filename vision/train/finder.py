@@ -19,6 +19,7 @@ Targets, per `vision.finder.STRIDE` cell (see `vision.finder` for the geometry's
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ from vision.geometry import TileFrame, frame_from_corners
 from vision.progress import progress
 from vision.train.arrays import Rows
 from vision.train.harvest import Table
+from vision.train.heap import reused_heap
 from vision.train.net import TileFinderNet
 from vision.train.precision import FLOAT32, arithmetic, channels_last, stored_channels_last, stored_contiguous
 
@@ -250,9 +252,10 @@ def _batch(samples: FinderSamples, pick: np.ndarray) -> Batch:
 
 
 def fit_finder(samples: FinderSamples, *, steps: int, batch: int = 16, lr: float = 2e-3,
-               seed: int = 0, precision: str = FLOAT32) -> TileFinderNet:
+               seed: int = 0, precision: str = FLOAT32, reuse_heap: bool = True) -> TileFinderNet:
     """The finder fitted on `samples` for `steps` batches (one cycle of the learning rate;
-    `precision`: `vision.train.precision`)."""
+    `precision`: `vision.train.precision`; `reuse_heap`: its steps inside
+    `vision.train.heap.reused_heap`, the same arithmetic in less time)."""
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
     model = stored_channels_last(TileFinderNet())
@@ -261,23 +264,24 @@ def fit_finder(samples: FinderSamples, *, steps: int, batch: int = 16, lr: float
     model.train()
     order: list[int] = []
     running: list[tuple[float, float]] = []
-    for step in progress(range(steps), total=steps, what="finder steps"):
-        if len(order) < batch:
-            order += torch.randperm(len(samples), generator=generator).tolist()
-        pick, order = np.sort(order[:batch]), order[batch:]
-        code = int(torch.randint(8, (1,), generator=generator))
-        heat_loss, geometry_loss = losses(model, *turned(*_batch(samples, pick), code), precision)
-        optimiser.zero_grad()
-        (heat_loss + GEOMETRY_WEIGHT * geometry_loss).backward()  # type: ignore[no-untyped-call]
-        optimiser.step()
-        schedule.step()
-        running.append((float(heat_loss.detach()), float(geometry_loss.detach())))
-        if (step + 1) % 500 == 0 or step + 1 == steps:
-            heat_mean, geometry_mean = np.mean(running, axis=0)
-            print(f"finder step {step + 1}/{steps}: heat loss {heat_mean:.3f}, "
-                  f"geometry loss {geometry_mean:.3f}",
-                  file=sys.stderr, flush=True)
-            running = []
+    with reused_heap() if reuse_heap else contextlib.nullcontext():
+        for step in progress(range(steps), total=steps, what="finder steps"):
+            if len(order) < batch:
+                order += torch.randperm(len(samples), generator=generator).tolist()
+            pick, order = np.sort(order[:batch]), order[batch:]
+            code = int(torch.randint(8, (1,), generator=generator))
+            heat_loss, geometry_loss = losses(model, *turned(*_batch(samples, pick), code), precision)
+            optimiser.zero_grad()
+            (heat_loss + GEOMETRY_WEIGHT * geometry_loss).backward()  # type: ignore[no-untyped-call]
+            optimiser.step()
+            schedule.step()
+            running.append((float(heat_loss.detach()), float(geometry_loss.detach())))
+            if (step + 1) % 500 == 0 or step + 1 == steps:
+                heat_mean, geometry_mean = np.mean(running, axis=0)
+                print(f"finder step {step + 1}/{steps}: heat loss {heat_mean:.3f}, "
+                      f"geometry loss {geometry_mean:.3f}",
+                      file=sys.stderr, flush=True)
+                running = []
     model.eval()
     return stored_contiguous(model)
 

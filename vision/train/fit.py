@@ -26,11 +26,14 @@ left it short of what the same crops teach (see `READER_EPOCHS`). `finder` keeps
 finder and fits the reader alone: the finder is not the same bit for bit on another CPU, and the
 shipped one was kept that way. Both fits run their convolutions in bfloat16 where the CPU has it
 natively, in float32 elsewhere (`vision.train.precision`); the exported files are float32 either way.
+Each step of either fit runs in the memory the step before it freed (`vision.train.heap`), not
+in pages mapped afresh: the same arithmetic, and the recipe took 27.4 min instead of 32.8 (README).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import math
@@ -74,6 +77,7 @@ from vision.tilenet import (
 )
 from vision.train.finder import FinderSamples, fit_finder, samples_of, validate_finder
 from vision.train.harvest import Harvest, Table, harvest_table, table_of
+from vision.train.heap import reused_heap
 from vision.train.net import (
     READER_DENSE,
     READER_SQUEEZE,
@@ -312,8 +316,10 @@ def train(
     seed: int = 0,
     max_steps: int | None = None,
     precision: str = FLOAT32,
+    reuse_heap: bool = True,
 ) -> TileReaderNet:
-    """The reader fitted on the crops `train_index` picks (`precision`: `vision.train.precision`)."""
+    """The reader fitted on the crops `train_index` picks (`precision`: `vision.train.precision`;
+    `reuse_heap`: its steps inside `vision.train.heap.reused_heap`, the same arithmetic in less time)."""
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
     model = stored_channels_last(TileReaderNet())
@@ -330,31 +336,32 @@ def train(
     step = 0
     ticks = iter(progress(range(total), total=total, what="reader steps"))
     epoch_number = 0
-    while step < total:
-        epoch_number += 1
-        running: list[float] = []
-        drawn = torch.randperm(len(negatives), generator=generator)[:per_epoch].numpy()
-        epoch = np.concatenate([positives, negatives[drawn]])
-        epoch = epoch[torch.randperm(len(epoch), generator=generator).numpy()]
-        for start in range(0, len(epoch), batch):
-            if step >= total:
-                break
-            pick = np.sort(epoch[start : start + batch])
-            x, kind, top, bottom, geometry, has_geometry = _tensors(data, pick)
-            x, top, bottom, geometry = augment(x.float(), top, bottom, geometry, generator)
-            loss = losses(model, x, kind, top, bottom, geometry, has_geometry, precision)
-            running.append(float(loss.detach()))
-            optimiser.zero_grad()
-            loss.backward()  # type: ignore[no-untyped-call]
-            optimiser.step()
-            schedule.step()
-            step += 1
-            next(ticks, None)
-        print(
-            f"epoch {epoch_number}: {step}/{total} steps, mean loss {np.mean(running):.4f}",
-            file=sys.stderr,
-            flush=True,
-        )
+    with reused_heap() if reuse_heap else contextlib.nullcontext():
+        while step < total:
+            epoch_number += 1
+            running: list[float] = []
+            drawn = torch.randperm(len(negatives), generator=generator)[:per_epoch].numpy()
+            epoch = np.concatenate([positives, negatives[drawn]])
+            epoch = epoch[torch.randperm(len(epoch), generator=generator).numpy()]
+            for start in range(0, len(epoch), batch):
+                if step >= total:
+                    break
+                pick = np.sort(epoch[start : start + batch])
+                x, kind, top, bottom, geometry, has_geometry = _tensors(data, pick)
+                x, top, bottom, geometry = augment(x.float(), top, bottom, geometry, generator)
+                loss = losses(model, x, kind, top, bottom, geometry, has_geometry, precision)
+                running.append(float(loss.detach()))
+                optimiser.zero_grad()
+                loss.backward()  # type: ignore[no-untyped-call]
+                optimiser.step()
+                schedule.step()
+                step += 1
+                next(ticks, None)
+            print(
+                f"epoch {epoch_number}: {step}/{total} steps, mean loss {np.mean(running):.4f}",
+                file=sys.stderr,
+                flush=True,
+            )
     model.eval()
     return stored_contiguous(model)
 

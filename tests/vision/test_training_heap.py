@@ -1,0 +1,165 @@
+"""`vision.train.heap.reused_heap`: inside it a block freed and allocated again is the same pages
+(no page faults the second time); leaving it, however it is left, gives glibc's defaults back (a
+large block is mapped on its own again)."""
+
+from __future__ import annotations
+
+import ctypes
+import importlib
+import json
+import os
+import resource
+from typing import Any
+
+import numpy as np
+import pytest
+
+from vision.train.heap import reused_heap
+
+BLOCK_BYTES = 64 * 1024 * 1024  # above glibc's largest mmap threshold (32 MB): mapped on its own by default
+PAGES = BLOCK_BYTES // resource.getpagesize()
+
+
+# glibc's struct mallinfo2, every field a size_t.
+MALLINFO2 = ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks",
+             "keepcost")
+
+
+class _MallInfo2(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in MALLINFO2]
+
+
+def _libc() -> ctypes.CDLL:
+    libc = ctypes.CDLL(None)
+    libc.malloc.restype = ctypes.c_void_p
+    libc.free.argtypes = [ctypes.c_void_p]
+    return libc
+
+
+def _faults() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def _second_block() -> tuple[int, int]:
+    """For a block of `BLOCK_BYTES` that malloc gives just after one like it was written and freed
+    (as a training step's activations are): the minor page faults writing it took, and the bytes
+    malloc had mapped on their own while it was held (glibc's `mallinfo2().hblkhd`). Straight from
+    malloc: numpy asks for huge pages for large arrays, which fault 2 MB at a time."""
+    libc = _libc()
+    first = libc.malloc(BLOCK_BYTES)
+    ctypes.memset(first, 1, BLOCK_BYTES)
+    libc.free(first)
+    before = _faults()
+    second = libc.malloc(BLOCK_BYTES)
+    ctypes.memset(second, 1, BLOCK_BYTES)
+    taken = _faults() - before
+    libc.mallinfo2.restype = _MallInfo2
+    mapped = int(libc.mallinfo2().hblkhd)
+    libc.free(second)
+    return taken, mapped
+
+
+@pytest.fixture
+def glibc() -> None:
+    with reused_heap() as reused:
+        pass
+    if not reused:
+        pytest.skip("the C library is not glibc: reused_heap changes nothing here")
+
+
+@pytest.mark.usefixtures("glibc")
+def test_a_freed_block_is_reused_inside_and_mapped_afresh_after() -> None:
+    with reused_heap():
+        inside, mapped_inside = _second_block()
+    after, mapped_after = _second_block()
+    assert inside < PAGES // 20, f"{inside} page faults for a block of {PAGES} pages the heap kept"
+    assert mapped_inside < BLOCK_BYTES
+    assert mapped_after >= BLOCK_BYTES, "after reused_heap, a large block is not mapped on its own"
+    assert after > PAGES // 2, f"only {after} page faults for a fresh block of {PAGES} pages"
+
+
+@pytest.mark.usefixtures("glibc")
+def test_leaving_on_an_error_restores_the_defaults() -> None:
+    with pytest.raises(RuntimeError, match="a step failed"), reused_heap():
+        raise RuntimeError("a step failed")
+    faults, mapped = _second_block()
+    assert mapped >= BLOCK_BYTES and faults > PAGES // 2
+
+
+# The fits themselves need the train extra; CI installs it, and there its absence fails the run.
+NO_TORCH = "the train extra is not installed (pip install -e '.[train]')"
+
+
+def _torch() -> Any:
+    return (importlib.import_module("torch") if os.environ.get("CI") == "true"
+            else pytest.importorskip("torch", reason=NO_TORCH))
+
+
+def _random_samples(count: int) -> Any:
+    from vision.train.finder import CELLS, PATCH, FinderSamples
+
+    rng = np.random.default_rng(0)
+    return FinderSamples(
+        images=rng.integers(0, 256, (count, PATCH, PATCH, 3), np.uint8),
+        heat=rng.random((count, 2, CELLS, CELLS)).astype(np.float16),
+        geometry=rng.normal(size=(count, 6, CELLS, CELLS)).astype(np.float16),
+        weight=rng.random((count, CELLS, CELLS)).astype(np.float16),
+        ignore=rng.random((count, CELLS, CELLS)) < 0.1,
+        table=np.zeros(count, np.int32),
+    )
+
+
+def _random_harvest(count: int) -> Any:
+    from vision.crops import CROP_HEIGHT, CROP_WIDTH, GEOMETRY_SIZE
+    from vision.tilenet import KINDS, MAX_PIPS
+    from vision.train.harvest import Harvest
+
+    rng = np.random.default_rng(1)
+    return Harvest(
+        crops=rng.integers(0, 256, (count, CROP_HEIGHT, CROP_WIDTH, 3), np.uint8),
+        kind=rng.integers(0, len(KINDS), count).astype(np.int8),
+        top=rng.integers(0, MAX_PIPS + 1, count).astype(np.int8),
+        bottom=rng.integers(0, MAX_PIPS + 1, count).astype(np.int8),
+        geometry=rng.normal(size=(count, GEOMETRY_SIZE)).astype(np.float32),
+        has_geometry=rng.random(count) < 0.5,
+        image=np.zeros(count, np.int32),
+    )
+
+
+def _same_weights(first: Any, second: Any) -> bool:
+    torch = _torch()
+    ours, theirs = first.state_dict(), second.state_dict()
+    return ours.keys() == theirs.keys() and all(torch.equal(ours[k], theirs[k]) for k in ours)
+
+
+def test_both_fits_reach_the_same_weights_with_the_heap_kept_or_not() -> None:
+    """`reused_heap` changes where the steps' memory comes from, never their arithmetic."""
+    _torch()
+    from vision.train.finder import fit_finder
+    from vision.train.fit import train
+
+    samples = _random_samples(12)
+    kept, plain = (fit_finder(samples, steps=3, reuse_heap=reuse) for reuse in (True, False))
+    assert _same_weights(kept, plain)
+    data = _random_harvest(96)
+    kept, plain = (train(data, np.arange(96), epochs=1, batch=32, max_steps=3, reuse_heap=reuse)
+                   for reuse in (True, False))
+    assert _same_weights(kept, plain)
+
+
+def test_the_benchmark_times_both_fits_each_way_on_rendered_tables(tmp_path, capsys) -> None:
+    _torch()
+    from benchmarks.training_heap import WAYS, main
+
+    out = tmp_path / "heap.json"
+    assert main(["--tables", "2", "--finder-steps", "2", "--reader-steps", "2", "--rounds", "1",
+                 "--jobs", "1", "--json", str(out)]) == 0
+    figures = json.loads(out.read_text())
+    for fit in ("finder", "reader"):
+        assert figures[fit].keys() == WAYS.keys()
+        for way in WAYS:
+            (got,) = figures[fit][way]["rounds"]
+            assert got["seconds"] > 0 and got["page_faults"] >= 0
+            assert figures[fit][way]["fastest_seconds"] == got["seconds"]
+    printed = capsys.readouterr().out
+    assert "finder     2 steps  heap kept" in printed and "reader     2 steps  glibc's defaults" in printed
