@@ -8,10 +8,11 @@ Renders N training tables as `make model` renders them (into a temporary folder)
 finder their patches and the reader the shipped finder's harvest of them, then fits each network
 from its start both ways in turn, K rounds of each (this machine's speed wanders, so the two ways
 run one after the other, not in two runs apart): S steps of `vision.train.finder.fit_finder` and R
-of `vision.train.fit.train`, as the recipe runs them (its precision, 2 threads). Each fit is
-timed by the wall clock and by the minor page faults it took (`getrusage`); the table gives each
-way's fastest round and the ratio of glibc's defaults to the heap kept. The arithmetic is the same
-both ways (a test checks that the fitted weights are). Needs the `train` extra (`make train-deps`).
+of `vision.train.fit.train`, as the recipe runs them (its precision; J threads, 2 in the recipe).
+Each fit is timed by the wall clock and by the minor page faults it took (`getrusage`); the table
+gives each way's fastest round and the ratio of glibc's defaults to the heap kept. The arithmetic
+is the same both ways (a test checks that the fitted weights are). Needs the `train` extra
+(`make train-deps`).
 """
 
 from __future__ import annotations
