@@ -3,23 +3,18 @@ tiles (needs the `train` extra; CI installs it)."""
 
 from __future__ import annotations
 
-import importlib
 import math
-import os
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.train_extra import require_torch
 from tests.vision.frames import tile_frame
 from vision.finder import LENGTHS, MARGIN, STRIDE, decode
 from vision.geometry import TileFrame
 
-# CI installs the train extra: there its absence fails the run instead of skipping.
-NO_TORCH = "the train extra is not installed (pip install -e '.[train]')"
-torch = (importlib.import_module("torch") if os.environ.get("CI") == "true"
-         else pytest.importorskip("torch", reason=NO_TORCH))
+torch = require_torch(module=True)
 from vision.train.finder import PATCH, Placed, targets, turned  # noqa: E402
 
 

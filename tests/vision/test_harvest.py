@@ -3,11 +3,9 @@ right labels."""
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
-import pytest
 
+from tests.train_extra import require_torch
 from tests.vision.conftest import Painted, paint_back, paint_tile, table
 from vision.finder import shipped_finder
 from vision.geometry import frame_from_corners
@@ -78,9 +76,7 @@ def test_a_share_of_the_training_tables_is_seen_at_a_slant_with_their_tiles_wher
     """`vision.train.fit.as_seen` turns about the share of the tables it is asked to, the same way
     each time a table is loaded, and moves each tile's corners to where the turned picture shows
     it; a share of none (the shipped recipe's) turns none."""
-    if os.environ.get("CI") == "true":
-        import torch  # noqa: F401  (CI installs the train extra: its absence fails the run)
-    pytest.importorskip("torch", reason="the train extra is not installed (pip install -e '.[train]')")
+    require_torch()
     from vision.train.fit import as_seen
 
     share = 0.3

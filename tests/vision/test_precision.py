@@ -4,14 +4,11 @@ extra; CI installs it)."""
 
 from __future__ import annotations
 
-import importlib
-import os
-
 import pytest
 
-NO_TORCH = "the train extra is not installed (pip install -e '.[train]')"
-torch = (importlib.import_module("torch") if os.environ.get("CI") == "true"
-         else pytest.importorskip("torch", reason=NO_TORCH))
+from tests.train_extra import require_torch
+
+torch = require_torch(module=True)
 from benchmarks.training_speed import WAYS, measure  # noqa: E402
 from vision.train.fit import main  # noqa: E402
 from vision.train.net import TileReaderNet  # noqa: E402

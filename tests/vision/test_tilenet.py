@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 
 import numpy as np
@@ -13,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.train_extra import require_torch
 from tests.vision.conftest import Painted, paint_tile, table
 from vision.crops import CROP_HEIGHT, CROP_WIDTH, crop, geometry_target, refined
 from vision.errors import VisionError
@@ -133,9 +133,7 @@ def test_a_crop_is_upright_with_the_a_half_on_top() -> None:
 
 
 def test_the_training_script_runs_a_few_steps_and_exports_a_readable_model(tmp_path) -> None:
-    if os.environ.get("CI") == "true":
-        import torch  # noqa: F401  (CI installs the train extra: its absence fails the run)
-    pytest.importorskip("torch", reason="the train extra is not installed (pip install -e '.[train]')")
+    require_torch()
     from vision.train.fit import TIDIED_SHARE, run
     from vision.train.net import READER_DENSE, READER_SQUEEZE, READER_WIDTHS
     from vision.train.precision import BFLOAT16
@@ -172,7 +170,7 @@ def test_the_training_script_runs_a_few_steps_and_exports_a_readable_model(tmp_p
 
 
 def test_the_shipped_manifest_gives_the_readers_whole_shape() -> None:
-    pytest.importorskip("torch", reason="the train extra is not installed (pip install -e '.[train]')")
+    require_torch()
     from vision.train.net import TileReaderNet
 
     manifest = json.loads((MODEL_DIR / MANIFEST_FILE).read_text())
@@ -182,7 +180,7 @@ def test_the_shipped_manifest_gives_the_readers_whole_shape() -> None:
 
 @pytest.mark.parametrize("spoil", ["no manifest", "another finder"])
 def test_a_finder_that_cannot_be_kept_is_refused_before_any_table_is_rendered(tmp_path, spoil) -> None:
-    pytest.importorskip("torch", reason="the train extra is not installed (pip install -e '.[train]')")
+    require_torch()
     from vision.train.fit import run
 
     kept = tmp_path / "kept"
@@ -202,7 +200,7 @@ def test_a_finder_that_cannot_be_kept_is_refused_before_any_table_is_rendered(tm
 
 
 def test_a_share_of_slanted_tables_outside_0_to_1_is_refused_by_name(tmp_path, capsys) -> None:
-    pytest.importorskip("torch", reason="the train extra is not installed (pip install -e '.[train]')")
+    require_torch()
     from vision.train.fit import main, run
 
     with pytest.raises(SystemExit):
@@ -216,7 +214,7 @@ def test_a_share_of_slanted_tables_outside_0_to_1_is_refused_by_name(tmp_path, c
 @pytest.mark.parametrize("kept", ["no recipe", "another recipe", "unreadable recipe"])
 def test_a_tables_folder_kept_for_another_recipe_is_refused_before_any_table_is_rendered(tmp_path,
                                                                                         kept) -> None:
-    pytest.importorskip("torch", reason="the train extra is not installed (pip install -e '.[train]')")
+    require_torch()
     from vision.train.fit import TABLES_RECIPE_FILE, claimed_tables, render_table, run, tables_recipe
 
     tables = tmp_path / "tables"
@@ -247,7 +245,7 @@ def test_a_tables_folder_kept_for_another_recipe_is_refused_before_any_table_is_
 
 
 def test_the_finder_is_fitted_on_the_tables_before_the_split_whatever_order_they_come_in(tmp_path) -> None:
-    pytest.importorskip("torch", reason="the train extra is not installed (pip install -e '.[train]')")
+    require_torch()
     from vision.train.finder import CELLS, PATCH, FinderSamples
     from vision.train.fit import fitted_finder
 

@@ -5,15 +5,14 @@ left, gives glibc's defaults back (a large block is mapped on its own again)."""
 from __future__ import annotations
 
 import ctypes
-import importlib
 import json
-import os
 import resource
 from typing import Any
 
 import numpy as np
 import pytest
 
+from tests.train_extra import require_torch
 from vision.train.heap import reused_heap
 
 BLOCK_BYTES = 64 * 1024 * 1024  # above glibc's largest mmap threshold (32 MB): mapped on its own by default
@@ -91,13 +90,7 @@ def test_leaving_on_an_error_restores_the_defaults() -> None:
     assert _mapped_on_its_own(AFTER_BYTES)
 
 
-# The fits themselves need the train extra; CI installs it, and there its absence fails the run.
-NO_TORCH = "the train extra is not installed (pip install -e '.[train]')"
-
-
-def _torch() -> Any:
-    return (importlib.import_module("torch") if os.environ.get("CI") == "true"
-            else pytest.importorskip("torch", reason=NO_TORCH))
+# The fits themselves need the train extra (`tests.train_extra`).
 
 
 def _random_samples(count: int) -> Any:
@@ -132,14 +125,14 @@ def _random_harvest(count: int) -> Any:
 
 
 def _same_weights(first: Any, second: Any) -> bool:
-    torch = _torch()
+    torch = require_torch()
     ours, theirs = first.state_dict(), second.state_dict()
     return ours.keys() == theirs.keys() and all(torch.equal(ours[k], theirs[k]) for k in ours)
 
 
 def test_both_fits_reach_the_same_weights_with_the_heap_kept_or_not() -> None:
     """`reused_heap` changes where the steps' memory comes from, never their arithmetic."""
-    _torch()
+    require_torch()
     from vision.train.finder import fit_finder
     from vision.train.fit import train
 
@@ -153,7 +146,7 @@ def test_both_fits_reach_the_same_weights_with_the_heap_kept_or_not() -> None:
 
 
 def test_the_benchmark_times_both_fits_each_way_on_rendered_tables(tmp_path, capsys) -> None:
-    _torch()
+    require_torch()
     from benchmarks.training_heap import WAYS, main
 
     out = tmp_path / "heap.json"
