@@ -36,7 +36,7 @@ from vision.tilenet import MODEL_DIR
 from vision.train.finder import FinderSamples, fit_finder
 from vision.train.fit import FIRST_SEED, harvested, prepared, train
 from vision.train.harvest import Harvest
-from vision.train.heap import reused_heap
+from vision.train.heap import can_keep_heap
 from vision.train.precision import default_precision
 
 WAYS = {"glibc's defaults": False, "heap kept": True}  # name: reuse_heap
@@ -71,8 +71,7 @@ def measure(tables: int, finder_steps: int, reader_steps: int, rounds: int, jobs
     }
     figures: dict[str, Any] = {"tables": tables, "precision": precision, "threads": torch.get_num_threads(),
                                "steps": {"finder": finder_steps, "reader": reader_steps}, "rounds": rounds}
-    with reused_heap() as possible:
-        figures["heap_kept_possible"] = possible
+    figures["heap_kept_possible"] = can_keep_heap()
     for name, fit in fits.items():
         runs: dict[str, list[dict[str, float]]] = {way: [] for way in WAYS}
         for _ in range(rounds):

@@ -19,7 +19,6 @@ Targets, per `vision.finder.STRIDE` cell (see `vision.finder` for the geometry's
 
 from __future__ import annotations
 
-import contextlib
 import math
 import sys
 from dataclasses import dataclass
@@ -264,7 +263,7 @@ def fit_finder(samples: FinderSamples, *, steps: int, batch: int = 16, lr: float
     model.train()
     order: list[int] = []
     running: list[tuple[float, float]] = []
-    with reused_heap() if reuse_heap else contextlib.nullcontext():
+    with reused_heap(keep=reuse_heap):
         for step in progress(range(steps), total=steps, what="finder steps"):
             if len(order) < batch:
                 order += torch.randperm(len(samples), generator=generator).tolist()

@@ -33,7 +33,6 @@ in pages mapped afresh: the same arithmetic, and the recipe took 27.4 min instea
 from __future__ import annotations
 
 import argparse
-import contextlib
 import itertools
 import json
 import math
@@ -336,7 +335,7 @@ def train(
     step = 0
     ticks = iter(progress(range(total), total=total, what="reader steps"))
     epoch_number = 0
-    with reused_heap() if reuse_heap else contextlib.nullcontext():
+    with reused_heap(keep=reuse_heap):
         while step < total:
             epoch_number += 1
             running: list[float] = []

@@ -50,18 +50,24 @@ def _glibc() -> ctypes.CDLL | None:
     return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
 
 
+def can_keep_heap() -> bool:
+    """Whether `reused_heap` changes anything here (the C library is glibc)."""
+    return _glibc() is not None
+
+
 @contextlib.contextmanager
-def reused_heap() -> Iterator[bool]:
-    """Inside: every block from malloc's heap, and its freed top kept (see the module). Yields
-    whether it could (glibc), for the benchmark and the tests."""
-    libc = _glibc()
+def reused_heap(keep: bool = True) -> Iterator[None]:
+    """Inside: every block from malloc's heap, and its freed top kept (see the module). With
+    `keep` False, or where the C library is not glibc, it changes nothing (the benchmark's other
+    way)."""
+    libc = _glibc() if keep else None
     if libc is None:
-        yield False
+        yield
         return
     libc.mallopt(M_MMAP_MAX, 0)
     libc.mallopt(M_TRIM_THRESHOLD, KEPT_FREE_BYTES)
     try:
-        yield True
+        yield
     finally:
         libc.mallopt(M_MMAP_MAX, DEFAULT_MMAP_MAX)
         libc.mallopt(M_TRIM_THRESHOLD, DEFAULT_TRIM_THRESHOLD)
