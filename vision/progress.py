@@ -32,16 +32,19 @@ def progress(items: Iterable[T], *, total: int | None = None, what: str = "",
 
 
 @contextmanager
-def worker_pool(jobs: int) -> Iterator[multiprocessing.pool.Pool | None]:
-    """A pool of `jobs` processes, or None for one job (the work then runs in this process).
+def worker_pool(jobs: int, initializer: Callable[[], object] | None = None
+                ) -> Iterator[multiprocessing.pool.Pool | None]:
+    """A pool of `jobs` processes, or None for one job (the work then runs in this process, and
+    `initializer` is not called).
 
     The processes are spawned, not forked: a forked child of a process with threads (a test
     worker, OpenCV's) can deadlock. Each worker imports what it needs once, so a run that maps
-    several batches over one pool (`in_order`) pays for that once."""
+    several batches over one pool (`in_order`) pays for that once. Each calls `initializer`
+    (a module-level function: it is pickled) before its first piece of work."""
     if jobs <= 1:
         yield None
         return
-    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+    with multiprocessing.get_context("spawn").Pool(jobs, initializer=initializer) as pool:
         yield pool
 
 

@@ -1,6 +1,7 @@
 """`vision.train.heap.reused_heap`: inside it a block freed and allocated again is the same pages
 (no page faults the second time) and no block is mapped on its own; leaving it, however it is
-left, gives glibc's defaults back (a large block is mapped on its own again)."""
+left, gives glibc's defaults back (a large block is mapped on its own again). A pool's workers
+given `keep_heap` as their initializer keep their heap so for life."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import numpy as np
 import pytest
 
 from tests.train_extra import require_torch
-from vision.train.heap import can_keep_heap, reused_heap
+from vision.progress import in_order, worker_pool
+from vision.train.heap import can_keep_heap, keep_heap, reused_heap
 
 BLOCK_BYTES = 64 * 1024 * 1024  # above glibc's largest mmap threshold (32 MB): mapped on its own by default
 PAGES = BLOCK_BYTES // resource.getpagesize()
@@ -88,6 +90,19 @@ def test_leaving_on_an_error_restores_the_defaults() -> None:
     assert _mapped_on_its_own(AFTER_BYTES)
 
 
+def _large_block_mapped(_: object) -> bool:
+    """In a pool's worker: whether it maps a large block on its own."""
+    return _mapped_on_its_own(BLOCK_BYTES)
+
+
+@pytest.mark.usefixtures("glibc")
+@pytest.mark.parametrize("keep", [True, False], ids=["keep_heap", "defaults"])
+def test_pool_workers_keep_their_heap_for_life_when_given_keep_heap(keep: bool) -> None:
+    with worker_pool(2, initializer=keep_heap if keep else None) as pool:
+        mapped = list(in_order(_large_block_mapped, range(6), pool))
+    assert mapped == [not keep] * 6
+
+
 # The fits themselves need the train extra (`tests.train_extra`).
 
 
@@ -143,14 +158,19 @@ def test_both_fits_reach_the_same_weights_with_the_heap_kept_or_not() -> None:
     assert _same_weights(kept, plain)
 
 
-def test_the_benchmark_times_both_fits_each_way_on_rendered_tables(tmp_path, capsys) -> None:
+def test_the_benchmark_times_the_workers_and_both_fits_each_way_on_rendered_tables(tmp_path, capsys) -> None:
     require_torch()
-    from benchmarks.training_heap import WAYS, main
+    from benchmarks.training_heap import POOLED, WAYS, main
 
     out = tmp_path / "heap.json"
     assert main(["--tables", "2", "--finder-steps", "2", "--reader-steps", "2", "--rounds", "1",
-                 "--jobs", "1", "--json", str(out)]) == 0
+                 "--jobs", "2", "--json", str(out)]) == 0
     figures = json.loads(out.read_text())
+    for part in POOLED:  # in two workers, as make model renders and harvests
+        assert figures[part].keys() == WAYS.keys()
+        for way in WAYS:
+            (got,) = figures[part][way]["rounds"]
+            assert got["seconds"] > 0 and got["page_faults"] > 0 and got["worker_peak_bytes"] > 1e6
     for fit in ("finder", "reader"):
         assert figures[fit].keys() == WAYS.keys()
         for way in WAYS:
@@ -158,4 +178,5 @@ def test_the_benchmark_times_both_fits_each_way_on_rendered_tables(tmp_path, cap
             assert got["seconds"] > 0 and got["page_faults"] >= 0
             assert figures[fit][way]["fastest_seconds"] == got["seconds"]
     printed = capsys.readouterr().out
-    assert "finder     2 steps  heap kept" in printed and "reader     2 steps  glibc's defaults" in printed
+    assert "finder 2 steps" in printed and "reader 2 steps" in printed and "rendering in 2 workers" in printed
+    assert "a worker's peak" in printed

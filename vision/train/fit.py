@@ -28,6 +28,7 @@ shipped one was kept that way. Both fits run their convolutions in bfloat16 wher
 natively, in float32 elsewhere (`vision.train.precision`); the exported files are float32 either way.
 Each step of either fit runs in the memory the step before it freed (`vision.train.heap`), not
 in pages mapped afresh: the same arithmetic, and the recipe took 27.4 min instead of 32.8 (README).
+The workers that render and harvest the tables keep theirs from one table to the next.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ from vision.tilenet import (
 )
 from vision.train.finder import FinderSamples, fit_finder, samples_of, validate_finder
 from vision.train.harvest import Harvest, Table, harvest_table, table_of
-from vision.train.heap import reused_heap
+from vision.train.heap import keep_heap, reused_heap
 from vision.train.net import (
     READER_DENSE,
     READER_SQUEEZE,
@@ -260,10 +261,16 @@ def _finder(folder: Path) -> TileFinder:
     return _finders[folder]
 
 
-def each_table(work: Callable[[int], Any], seeds: Sequence[int], jobs: int, what: str) -> Iterator[Any]:
+def each_table(work: Callable[[int], Any], seeds: Sequence[int], jobs: int, what: str,
+               keep_worker_heaps: bool = True) -> Iterator[Any]:
     """`work(seed)` for every seed, in order, in `jobs` processes (`vision.progress.worker_pool`),
-    each answer yielded as it comes back: joined by `Rows.concatenate`, no list keeps them all."""
-    with worker_pool(jobs) as pool:
+    each answer yielded as it comes back: joined by `Rows.concatenate`, no list keeps them all.
+
+    With `keep_worker_heaps` each worker keeps the memory one table frees for the next for its
+    whole life (`vision.train.heap.keep_heap`): the same tables, in less time (README, "Retraining
+    time"). With one job the work runs in this process as glibc's malloc comes: here the answers'
+    joined arrays are allocated, and kept on the heap they would stay mapped after being freed."""
+    with worker_pool(jobs, initializer=keep_heap if keep_worker_heaps else None) as pool:
         yield from in_order(work, seeds, pool, what=what, chunksize=4)
 
 

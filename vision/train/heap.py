@@ -20,6 +20,12 @@ allocates); leaving the block gives its free top back (`malloc_trim`) and restor
 defaults. The fits' large arrays (the patches, the crops) are allocated before it and are mapped
 as usual, so they are still given back when freed. Where the C library is not glibc (macOS, musl)
 it changes nothing.
+
+The workers that render and harvest the tables (`vision.train.fit.each_table`) do the same for
+their whole life (`keep_heap`, the pool's initializer): each table's pages serve the next. On
+2026-12-07, 120 tables rendered with their patches in two workers took 21.5 s instead of 23.7
+(1.10x; 0.12 instead of 0.59 million page faults), and a worker's peak was 947 MB instead of 918;
+the harvest gained nothing (6.6 s against 6.7).
 """
 
 from __future__ import annotations
@@ -55,6 +61,20 @@ def can_keep_heap() -> bool:
     return _glibc() is not None
 
 
+def _keep(libc: ctypes.CDLL) -> None:
+    libc.mallopt(M_MMAP_MAX, 0)
+    libc.mallopt(M_TRIM_THRESHOLD, KEPT_FREE_BYTES)
+
+
+def keep_heap() -> None:
+    """From now until the process ends, as inside `reused_heap`: for a process whose whole life
+    is one piece of work over and over (a pool worker rendering or harvesting tables, given as
+    the pool's initializer). Nothing where the C library is not glibc."""
+    libc = _glibc()
+    if libc is not None:
+        _keep(libc)
+
+
 @contextlib.contextmanager
 def reused_heap(keep: bool = True) -> Iterator[None]:
     """Inside: every block from malloc's heap, and its freed top kept (see the module). With
@@ -64,8 +84,7 @@ def reused_heap(keep: bool = True) -> Iterator[None]:
     if libc is None:
         yield
         return
-    libc.mallopt(M_MMAP_MAX, 0)
-    libc.mallopt(M_TRIM_THRESHOLD, KEPT_FREE_BYTES)
+    _keep(libc)
     try:
         yield
     finally:
