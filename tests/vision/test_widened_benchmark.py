@@ -167,5 +167,6 @@ def test_legibility_splits_the_labelled_tiles_and_recall_on_the_legible_ones_add
     assert total["legible_tiles_right"] < total["legible_tiles"]  # it misses each image's first tile
     bench.widened_report("widened", bench.widened_figures(wrong))
     assert "legible tiles (weakest pip's contrast >=" in capsys.readouterr().out
-    assert "legible_recall" not in bench.widened_figures(bench.score_widened(1, 3, size=SMALL,
-                                                                                 reader=_perfect))["overall"]
+    unmeasured = bench.score_widened(1, 3, size=SMALL, reader=_perfect)
+    assert unmeasured is not None
+    assert "legible_recall" not in bench.widened_figures(unmeasured)["overall"]
