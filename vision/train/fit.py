@@ -268,8 +268,9 @@ def each_table(work: Callable[[int], Any], seeds: Sequence[int], jobs: int, what
 
     With `keep_worker_heaps` each worker keeps the memory one table frees for the next for its
     whole life (`vision.train.heap.keep_heap`): the same tables, in less time (README, "Retraining
-    time"). With one job the work runs in this process as glibc's malloc comes: here the answers'
-    joined arrays are allocated, and kept on the heap they would stay mapped after being freed."""
+    time"). With one job the work runs in this process with glibc's defaults: this process joins
+    the answers into the fits' large arrays, which on a kept heap would hold their pages after
+    being freed (`vision.train.heap`)."""
     with worker_pool(jobs, initializer=keep_heap if keep_worker_heaps else None) as pool:
         yield from in_order(work, seeds, pool, what=what, chunksize=4)
 
