@@ -162,7 +162,8 @@ def test_the_training_script_runs_a_few_steps_and_exports_a_readable_model(tmp_p
     assert all(f.frame.half_width > 0 for f in found)
     # The reader alone, fitted to the finder just made: that finder is kept as it was.
     again = run(tmp_path / "again", images=3, reader_images=0, epochs=1, jobs=1, max_steps=2,
-                finder=tmp_path)
+                finder=tmp_path, reader_seed=1)
+    assert (manifest["training"]["reader_seed"], again["training"]["reader_seed"]) == (0, 1)
     assert again["finder"] == {**manifest["finder"], "kept": True}
     assert again["training"]["harvested_by"] == manifest["finder"]["sha256"]
     assert file_digest(tmp_path / "again" / FINDER_FILE) == manifest["finder"]["sha256"]

@@ -2,6 +2,7 @@
 
     python -m vision.train [--out vision/models] [--images 1000] [--reader-images 500]
         [--finder-steps N] [--epochs E] [--jobs 2] [--precision float32|bfloat16] [--turned-share S]
+        [--reader-seed K]
 
 1. Tables `FIRST_SEED` .. `FIRST_SEED + images - 1` are rendered (`render_table`, at a size drawn
    from `SIZES`, a share `TIDIED_SHARE` of their boneyards in rows); each gives the finder its
@@ -502,13 +503,16 @@ def run(
     render: Render = render_table,
     precision: str | None = None,
     turned_share: float = TURNED_SHARE,
+    reader_seed: int = 0,
 ) -> dict[str, Any]:
     """Train and export both networks into `out` (see the module); `tables` keeps the rendered
     tables there for another run (a temporary folder otherwise). Given `finder`, a folder with an
     exported finder and its manifest, that finder is kept (copied into `out`) instead of fitted
     again, and the reader is fitted on its candidates. `precision` is the fits' arithmetic
     (`vision.train.precision`; by default bfloat16 where this CPU has it natively); `turned_share`
-    the share of the tables seen at a slant (`as_seen`)."""
+    the share of the tables seen at a slant (`as_seen`); `reader_seed` seeds the reader's fit (its
+    first weights, the crops drawn, their order and augmentations), so that a change of recipe can
+    be told from one fit's luck (docs/vision-design.md, "How far one fit's luck goes")."""
     precision = default_precision() if precision is None else checked_precision(precision)
     checked_share(turned_share)
     started = time.time()
@@ -550,7 +554,8 @@ def run(
     held_out_tables = (data.image >= split) & (data.image < first_seed + images)
     train_index = np.nonzero(~held_out_tables)[0]
     valid_index = np.nonzero(held_out_tables)[0]
-    model = train(data, train_index, epochs=epochs, max_steps=max_steps, precision=precision)
+    model = train(data, train_index, epochs=epochs, max_steps=max_steps, precision=precision,
+                  seed=reader_seed)
     temperature, figures = validate(model, data, valid_index)
     path = export(model, out / MODEL_FILE, OUTPUTS)
     difference = check_export(model, path, OUTPUTS, normalised(data.crops[valid_index[:64]]))
@@ -577,6 +582,7 @@ def run(
             "crops": counts,
             "epochs": epochs,
             "max_steps": max_steps,
+            "reader_seed": reader_seed,
             "precision": precision,
             "torch": torch.__version__,
             "opencv": cv2.__version__,
@@ -660,6 +666,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--precision", choices=PRECISIONS, default=default_precision(),
                         help="the training steps' arithmetic (vision.train.precision; default here: "
                              f"{default_precision()}, bfloat16 where the CPU has it natively)")
+    parser.add_argument("--reader-seed", type=int, default=0,
+                        help="seed of the reader's fit: its first weights, the crops drawn, their order "
+                             "and augmentations (default 0, the shipped recipe's)")
     parser.add_argument("--turned-share", type=float, default=TURNED_SHARE,
                         help="share of the tables seen by a camera turned 10-50 degrees from straight "
                              f"down (default {TURNED_SHARE:g}; see TURNED_SHARE)")
@@ -684,6 +693,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             finder=args.finder,
             precision=args.precision,
             turned_share=args.turned_share,
+            reader_seed=args.reader_seed,
         )
     except VisionError as error:  # a --finder or --tables folder that cannot be used: checked before any work
         parser.error(str(error))
