@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from benchmarks.process_memory import status_bytes
 from vision.tilenet import MODEL_DIR
 from vision.train.finder import FinderSamples, fit_finder
 from vision.train.fit import FIRST_SEED, each_table, harvested, prepared, train
@@ -58,15 +59,13 @@ def _timed(fit: Callable[[bool], object], reuse_heap: bool) -> dict[str, float]:
 
 
 def _peak_resident_bytes() -> int:
-    """This process's peak resident size. Linux's `ru_maxrss` would count the parent's pages too:
-    a spawned worker is forked before it runs the new interpreter, and exec keeps the larger
-    high-water mark. `VmHWM` is the new interpreter's own."""
+    """This process's peak resident size: `VmHWM` (`benchmarks.process_memory`), the new
+    interpreter's own, where Linux's `ru_maxrss` would count the pages of the parent a spawned
+    worker was forked from. Without /proc (macOS), `ru_maxrss`, which is bytes there."""
     try:
-        status = Path("/proc/self/status").read_text()
+        return status_bytes("VmHWM")
     except OSError:
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kB on Linux, bytes on macOS
-    (line,) = (line for line in status.splitlines() if line.startswith("VmHWM:"))
-    return int(line.split()[1]) * 1024
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def _with_usage(work: Callable[[int], Any], seed: int) -> tuple[Any, int, int, int]:
