@@ -8,9 +8,9 @@ the temperature fitted on held-out crops (`manifest.json`), so a 0.9 is right ni
 
 The network is trained by `vision.train` on rendered tables only and shipped as ONNX in
 `vision/models/`; OpenCV's `cv2.dnn` runs it, so reading needs nothing beyond OpenCV and NumPy,
-on a PC or a Raspberry Pi. Shapes: input float32 (N, 3, CROP_HEIGHT, CROP_WIDTH) as
-`vision.crops.normalised` makes it; outputs `kind` (N, 3), `top` and `bottom` (N, MAX_PIPS + 1)
-logits, `geometry` (N, 5).
+on a PC or a Raspberry Pi (ONNX Runtime, when installed, runs it faster: `vision.onnx`). Shapes:
+input float32 (N, 3, CROP_HEIGHT, CROP_WIDTH) as `vision.crops.normalised` makes it; outputs
+`kind` (N, 3), `top` and `bottom` (N, MAX_PIPS + 1) logits, `geometry` (N, 5).
 """
 
 from __future__ import annotations
