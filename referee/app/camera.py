@@ -26,6 +26,7 @@ from referee.app.supervisor import Backoff, Policy
 from referee.errors import DominoError
 from referee.rules import find_rules
 from vision.errors import VisionError
+from vision.onnx import chosen_runtime
 from vision.rectify import checked_calibration
 from vision.tracker import Tracker
 from vision.types import BoneyardChanged, Observation, TableView, TilePlaced, TileRemoved, TilesRevealed
@@ -215,6 +216,10 @@ def open_camera(config: Config, health: Health | None = None) -> CameraDevice | 
         if not Path(saved).exists():
             raise CameraSettingError(f"camera.calibration_file: {saved!r} does not exist: run "
                               "'domino-referee calibrate table PHOTO' first, or use calibration = \"aruco\"")
+    try:  # refused at start, not found wrong at every frame
+        chosen_runtime()
+    except VisionError as error:
+        raise CameraSettingError(f"camera: {error}") from error
     return CameraDevice(spec, camera["fps"], time.monotonic, calibration_file=saved, health=health)
 
 

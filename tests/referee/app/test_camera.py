@@ -69,6 +69,14 @@ def test_fixed_calibration_needs_its_file(tmp_path: Path) -> None:
         open_camera(config)
 
 
+def test_a_runtime_variable_that_names_no_runtime_refuses_the_camera_at_start(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DOMINO_VISION_RUNTIME", "tensorrt")
+    config = parse_config({"camera": {"source": "0"}}, environ={})
+    with pytest.raises(CameraSettingError, match=r"camera: DOMINO_VISION_RUNTIME='tensorrt' names no"):
+        open_camera(config)
+
+
 def test_a_calibration_for_another_picture_size_fails_the_camera_once_by_name(tmp_path: Path) -> None:
     from referee.app.health import Health, PartHealth, State
 
