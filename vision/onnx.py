@@ -5,9 +5,9 @@ Two runtimes can run the ONNX files in `vision/models`; `Network` hides which:
 - **ONNX Runtime** (`RUNTIME_ONNXRUNTIME`), when the `onnxruntime` package is installed (the
   optional `fast` extra: `pip install 'domino-referee[fast]'`; wheels for x86-64 and 64-bit ARM,
   a Raspberry Pi 4 or 5 on a 64-bit OS among them). On one core of the AMD EPYC (Zen 3, AVX2) of
-  2026-12-07 it ran the finder's 768-px top level in 24 ms against OpenCV's 42-51, and the reader's
-  62 crops in 20 against 42-48; a whole 1080p read of the benchmark's photo frame took 175 ms
-  against 279-329 (`python -m benchmarks.vision_runtimes` runs both side by side).
+  2026-12-07 it ran the finder's 768-px top level in 24 ms against OpenCV's 42-54, and the reader's
+  62 crops in 20-22 against 42-48; a whole 1080p read of the benchmark's real-photo frame took 168
+  ms against 263, the same tiles read (`python -m benchmarks.vision_runtimes` runs both in turn).
 - **OpenCV's `cv2.dnn`** (`RUNTIME_OPENCV`) otherwise: nothing beyond OpenCV and NumPy, on any
   machine OpenCV installs on (a 32-bit Pi OS too, for which ONNX Runtime publishes no wheel).
 
@@ -100,6 +100,7 @@ class Network:
             raise VisionError(f"runtime {self.runtime!r} names no runtime: use one of {', '.join(RUNTIMES)}")
         self.nets: OrderedDict[tuple[int, ...], cv2.dnn.Net] = OrderedDict()
         self.session: Any = None  # onnxruntime.InferenceSession
+        self.input_name = ""
         self._unused: cv2.dnn.Net | None = None
         # Read now, so that a file that is no network fails here and not at the first frame;
         # the first shape run gets it.
@@ -107,6 +108,7 @@ class Network:
             self._unused = self._read()
         else:
             self.session = self._session()
+            self.input_name = self.session.get_inputs()[0].name
 
     def _read(self) -> cv2.dnn.Net:
         try:
@@ -143,8 +145,7 @@ class Network:
     def run(self, x: np.ndarray) -> list[np.ndarray]:
         """The outputs, in `outputs`' order, for float32 input `x`."""
         if self.runtime == RUNTIME_ONNXRUNTIME:
-            name = self.session.get_inputs()[0].name
-            return [np.asarray(out) for out in self.session.run(self.outputs, {name: x})]
+            return [np.asarray(out) for out in self.session.run(self.outputs, {self.input_name: x})]
         net = self._net(tuple(x.shape))
         net.setInput(x)
         return [np.asarray(out) for out in net.forward(self.outputs)]
