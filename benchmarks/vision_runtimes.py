@@ -6,7 +6,7 @@ OpenCV's `cv2.dnn` and ONNX Runtime.
 Each round times every case under each runtime in turn (so that a change in the machine's load
 falls on both): the finder's network alone on its 768-px top level (1x3x432x768), the reader's
 network alone on a batch of 62 crops, and whole reads (`read_image`) of `vision_speed`'s frames:
-two shared real photos on a 1920x1080 canvas and at 12 MP, and a rendered 1920x1080 table. A
+two shared real photos on a 1920x1080 canvas and at 12 MP, and a rendered table at both sizes. A
 figure is the median of the fastest-of-`repeat` time of each round, in CPU ms of this process
 (`time.process_time`) with OpenCV, and so each runtime, on one thread. It also reports how far the
 two runtimes' answers lie apart on the same inputs and whether the whole reads found the same
@@ -27,7 +27,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from benchmarks.vision_speed import BIG, FRAME_MS, photo_frame
+from benchmarks.vision_speed import FRAME_MS, frames
 from vision.crops import CROP_HEIGHT, CROP_WIDTH
 from vision.finder import FINDER_FILE, MODEL_DIR, shipped_finder
 from vision.finder import OUTPUTS as FINDER_OUTPUTS
@@ -80,22 +80,6 @@ def tiles_read(frame: np.ndarray) -> list[str]:
     return sorted(tile.tile for tile in read_image(frame).tiles)
 
 
-def frames() -> list[tuple[str, np.ndarray]]:
-    out = []
-    try:
-        out += [("read: 2 real photos, 1920x1080", photo_frame()),
-                ("read: the same photos, 12 MP", photo_frame(BIG))]
-    except FileNotFoundError as missing:
-        print(f"left out the real photos: {missing}")
-    try:
-        from vision.synth.dataset import render_example
-
-        out.append(("read: rendered table (seed 0), 1920x1080", render_example(0).image))
-    except ImportError:
-        pass
-    return out
-
-
 def answers_apart() -> dict[str, float]:
     """The largest difference between the runtimes' outputs for the same inputs, per network."""
     rng = np.random.default_rng(1)
@@ -125,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.rounds} rounds, fastest of {args.repeat} runs a case")
     times: dict[str, dict[str, list[float]]] = {}
     answers: dict[str, dict[str, object]] = {}
-    pictures = frames()
+    pictures = [(f"read: {title}", image) for title, image in frames()]
     for _ in range(args.rounds):
         for runtime in RUNTIMES:
             use(runtime)

@@ -31,7 +31,7 @@ def test_one_round_times_both_runtimes_and_they_read_alike(
         cv2.setNumThreads(threads)  # the benchmark times one thread
     report = json.loads(out.read_text())
     reads = [title for title in report if title.startswith("read:")]
-    assert "read: rendered table (seed 0), 1920x1080" in reads
+    assert "read: rendered 1920x1080 table (seed 0)" in reads
     for title in [t for t in report if t != "answers_apart"]:
         case = report[title]
         assert len(case["opencv_ms"]) == len(case["onnxruntime_ms"]) == 1
