@@ -99,6 +99,10 @@ class CameraDevice:
         self.opened = 0   # how many times the source was opened (a return counts again)
         self._size_seen: tuple[int, int] | None = None  # the frames' size last judged (`_wrong_size`)
         self._size_wrong = False
+        # What runs the networks (`vision.onnx`), said in the health when the source opens, so that
+        # a table manager sees whether the `fast` extra is in use. `open_camera` refused a bad
+        # DOMINO_VISION_RUNTIME by name; a device made directly raises VisionError here.
+        self.runtime = chosen_runtime()
 
     @property
     def live(self) -> bool:
@@ -137,7 +141,7 @@ class CameraDevice:
                     return
                 continue
             self.opened += 1
-            self.health.ok(self.part, f"reading {self.source_spec!r}")
+            self.health.ok(self.part, f"reading {self.source_spec!r} (networks run by {self.runtime})")
             try:
                 self._frames(source, feed, stop)
             finally:

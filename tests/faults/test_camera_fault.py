@@ -24,6 +24,7 @@ from referee.app.health import Health, PartHealth, State
 from referee.app.ports import RecordingDisplay
 from referee.app.service import TableService
 from referee.app.supervisor import Backoff, Supervisor
+from vision.onnx import chosen_runtime
 
 from .kit import RULES, SETTINGS, wait_for
 from .test_supervisor import Said
@@ -120,7 +121,8 @@ def test_a_camera_that_returns_is_reopened_and_the_board_says_so(tmp_path: Path)
     assert "no such file or folder" in missing.why
     assert wait_for(display.changed, lambda: display.last.message == "camera FAIL")   # what players see
     write_video(video, 8)                                  # the camera returns
-    heard.wait("camera", State.OK, f"reading {str(video)!r}")
+    opened = heard.wait("camera", State.OK, f"reading {str(video)!r}")
+    assert opened.why.endswith(f"(networks run by {chosen_runtime()})")  # the fast extra in use, or not
     heard.wait("camera", State.OK, "ended")              # a file ends; a camera would be reopened
     supervisor.stop()
     assert camera.opened == 1 and camera.frames == 8
