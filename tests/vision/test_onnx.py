@@ -116,7 +116,7 @@ def test_the_runtime_is_chosen_by_the_variable_else_by_what_is_there(monkeypatch
     assert chosen_runtime() == (RUNTIME_ONNXRUNTIME if onnxruntime_installed() else RUNTIME_OPENCV)
     monkeypatch.setenv(RUNTIME_VARIABLE, " OpenCV ")
     assert chosen_runtime() == RUNTIME_OPENCV
-    assert reader(chosen_runtime()).runtime == RUNTIME_OPENCV
+    assert Network(MODEL_DIR / MODEL_FILE, "tile reader", READER_OUTPUTS).runtime == RUNTIME_OPENCV
     monkeypatch.setenv(RUNTIME_VARIABLE, "tensorflow")
     with pytest.raises(VisionError, match=r"DOMINO_VISION_RUNTIME='tensorflow' names no runtime: use one of"):
         chosen_runtime()
