@@ -20,7 +20,6 @@ import json
 import os
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,6 +27,7 @@ import cv2
 import numpy as np
 
 from benchmarks.vision_speed import FRAME_MS, frames
+from benchmarks.vision_stages import best_cpu_ms
 from vision.crops import CROP_HEIGHT, CROP_WIDTH
 from vision.finder import FINDER_FILE, MODEL_DIR, shipped_finder
 from vision.finder import OUTPUTS as FINDER_OUTPUTS
@@ -39,17 +39,6 @@ from vision.tilenet import OUTPUTS as READER_OUTPUTS
 RUNTIMES = (RUNTIME_OPENCV, RUNTIME_ONNXRUNTIME)
 TOP_LEVEL = (1, 3, 432, 768)  # the finder's input for a 1920x1080 frame's top level
 CROPS = 62  # the reader's batch in the first look at the benchmark's photo frame
-
-
-def cpu_ms(work: Callable[[], object], repeat: int) -> float:
-    """The fastest of `repeat` runs of `work`, in CPU ms, after one run to warm up."""
-    work()
-    best = float("inf")
-    for _ in range(repeat):
-        started = time.process_time()
-        work()
-        best = min(best, time.process_time() - started)
-    return best * 1000
 
 
 def use(runtime: str) -> None:
@@ -114,8 +103,10 @@ def main(argv: list[str] | None = None) -> int:
         for runtime in RUNTIMES:
             use(runtime)
             for title, work in cases(pictures).items():
-                times.setdefault(title, {}).setdefault(runtime, []).append(cpu_ms(work, args.repeat))
-                answers.setdefault(title, {})[runtime] = work()
+                work()  # warm-up: a network's first run sets it up
+                ms, answer = best_cpu_ms(work, args.repeat)
+                times.setdefault(title, {}).setdefault(runtime, []).append(ms)
+                answers.setdefault(title, {})[runtime] = answer
     apart = answers_apart()
     report: dict[str, object] = {"answers_apart": apart}
     for title, by_runtime in times.items():

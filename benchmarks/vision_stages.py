@@ -57,7 +57,7 @@ STAGES = ("image checks", "coarse shrink", "finder", "first look", "face-up look
           "backs")
 
 
-def _best(run: Callable[[], Any], repeat: int) -> tuple[float, Any]:
+def best_cpu_ms(run: Callable[[], Any], repeat: int) -> tuple[float, Any]:
     """Fastest CPU ms of `repeat` calls of `run`, and its last answer."""
     best, answer = float("inf"), None
     for _ in range(repeat):
@@ -72,23 +72,23 @@ def stage_times(frame: np.ndarray, repeat: int, *,
     """CPU ms of each of `STAGES` on `frame` (uint8 BGR), fed as `read_checked` feeds them (no
     calibration, background or one set), and the face-up readings the stages keep."""
     times: dict[str, float] = {}
-    times["image checks"], checked = _best(lambda: checked_bgr(frame), repeat)
+    times["image checks"], checked = best_cpu_ms(lambda: checked_bgr(frame), repeat)
     factor = coarse_factor(checked.shape)
-    times["coarse shrink"], image = _best(lambda: shrink(checked, factor), repeat)
-    times["finder"], found = _best(lambda: shipped_finder().find(image), repeat)
+    times["coarse shrink"], image = best_cpu_ms(lambda: shrink(checked, factor), repeat)
+    times["finder"], found = best_cpu_ms(lambda: shipped_finder().find(image), repeat)
     candidates = [f.frame for f in found]
     # A fresh picture each run: the crops' halved images are cached on it.
-    times["first look"], looked = _best(
+    times["first look"], looked = best_cpu_ms(
         lambda: first_look(shipped(), Coarse(image, factor), candidates), repeat)
-    times["face-up looks"], (readings, _) = _best(
+    times["face-up looks"], (readings, _) = best_cpu_ms(
         lambda: face_up_readings(shipped(), Coarse(image, factor), looked, max_pip=max_pip), repeat)
-    first_choice, chosen = _best(lambda: choose(readings, MIN_CONFIDENCE), repeat)
-    times["turned look"], (more, _) = _best(
+    first_choice, chosen = best_cpu_ms(lambda: choose(readings, MIN_CONFIDENCE), repeat)
+    times["turned look"], (more, _) = best_cpu_ms(
         lambda: turned_readings(shipped(), Coarse(image, factor), found, chosen, max_pip=max_pip), repeat)
-    last_choice, (chosen, _) = _best(
+    last_choice, (chosen, _) = best_cpu_ms(
         lambda: of_the_sets_size(choose(readings + more, MIN_CONFIDENCE) if more else chosen), repeat)
     times["choice"] = first_choice + last_choice
-    times["backs"], _ = _best(
+    times["backs"], _ = best_cpu_ms(
         lambda: face_down(back_readings(shipped(), Coarse(image, factor), looked)[0],
                           [r.frame for r in chosen], None), repeat)
     return times, chosen

@@ -100,8 +100,8 @@ class CameraDevice:
         self._size_seen: tuple[int, int] | None = None  # the frames' size last judged (`_wrong_size`)
         self._size_wrong = False
         # What runs the networks (`vision.onnx`), said in the health when the source opens, so that
-        # a table manager sees whether the `fast` extra is in use. `open_camera` refused a bad
-        # DOMINO_VISION_RUNTIME by name; a device made directly raises VisionError here.
+        # a table manager sees whether the `fast` extra is in use. A DOMINO_VISION_RUNTIME that
+        # cannot be used raises VisionError here (`open_camera` makes it a CameraSettingError).
         self.runtime = chosen_runtime()
 
     @property
@@ -220,11 +220,10 @@ def open_camera(config: Config, health: Health | None = None) -> CameraDevice | 
         if not Path(saved).exists():
             raise CameraSettingError(f"camera.calibration_file: {saved!r} does not exist: run "
                               "'domino-referee calibrate table PHOTO' first, or use calibration = \"aruco\"")
-    try:  # refused at start, not found wrong at every frame
-        chosen_runtime()
+    try:  # a DOMINO_VISION_RUNTIME it cannot use is refused at start, not at every frame
+        return CameraDevice(spec, camera["fps"], time.monotonic, calibration_file=saved, health=health)
     except VisionError as error:
         raise CameraSettingError(f"camera: {error}") from error
-    return CameraDevice(spec, camera["fps"], time.monotonic, calibration_file=saved, health=health)
 
 
 @dataclass
