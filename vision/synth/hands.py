@@ -88,21 +88,23 @@ def hand_masks(hand: Hand, to_canvas: np.ndarray, shape: tuple[int, int]) -> tup
     return np.clip(skin_f - sleeve_f, 0, 1), sleeve_f
 
 
-def draw_hand(canvas: np.ndarray, hand: Hand, to_canvas: np.ndarray, shadow_strength: float) -> np.ndarray:
-    """Draw a hand and its shadow on a float canvas; returns the hand's coverage mask."""
+def draw_hand(canvas: np.ndarray, hand: Hand, to_canvas: np.ndarray,
+              shadow_strength: float) -> tuple[np.ndarray, tuple[slice, slice]]:
+    """Draw a hand and its shadow on a float canvas (H, W, 3); returns the hand's coverage mask
+    (H, W) and the box (rows, columns) outside which it is 0."""
     shape = canvas.shape[:2]
     skin, sleeve = hand_masks(hand, to_canvas, shape)
     cover: np.ndarray = np.clip(skin + sleeve, 0, 1)
-    ys, xs = np.nonzero(cover > 0)
-    if len(xs) == 0:
-        return cover
+    left, top, width, height = cv2.boundingRect((cover > 0).view(np.uint8))
+    if width == 0:
+        return cover, (slice(0, 0), slice(0, 0))
     ppm = float(math.hypot(to_canvas[0, 0], to_canvas[1, 0]))
     drop = hand.height_mm * 0.35 * ppm
     sigma = max(1.0, hand.height_mm * 0.15 * ppm)
     reach = int(drop + 3 * sigma) + 2
     # Work only where the hand or its shadow can be.
-    y0, y1 = max(0, ys.min() - 2), min(shape[0], ys.max() + reach)
-    x0, x1 = max(0, xs.min() - 2), min(shape[1], xs.max() + reach)
+    y0, y1 = max(0, top - 2), min(shape[0], top + height - 1 + reach)
+    x0, x1 = max(0, left - 2), min(shape[1], left + width - 1 + reach)
     roi = canvas[y0:y1, x0:x1]
     c, sk, sl = cover[y0:y1, x0:x1], skin[y0:y1, x0:x1], sleeve[y0:y1, x0:x1]
     shift = np.array([[1, 0, drop * 0.6], [0, 1, drop]], np.float32)
@@ -116,4 +118,4 @@ def draw_hand(canvas: np.ndarray, hand: Hand, to_canvas: np.ndarray, shadow_stre
         m = mask[..., None]
         roi *= 1 - m
         roi += m * tone[..., None] * np.asarray(colour, np.float32)
-    return cover
+    return cover, (slice(top, top + height), slice(left, left + width))

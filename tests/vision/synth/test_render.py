@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import functools
 import json
 
 import cv2
@@ -8,9 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.plane import polygon_area
+from vision.plane import polygon_area, project
 from vision.synth.dataset import main as dataset_main
 from vision.synth.dataset import render_example
+from vision.synth.film import GameFilm, small_table
 from vision.synth.pips import pip_positions
 from vision.synth.scene import PlacedTile, Renderer, Scene
 from vision.synth.sprites import _disk
@@ -147,3 +149,49 @@ def test_a_disk_blended_in_its_box_is_the_disk_blended_over_the_whole_sprite(
     _disk(canvas, (cx, cy), radius, colour, weight)  # type: ignore[arg-type]
     _disk_over_the_whole_canvas(expected, (cx, cy), radius, colour, weight)  # type: ignore[arg-type]
     assert np.array_equal(canvas, expected)
+
+
+def _shadows_over_the_whole_canvas(renderer: Renderer, canvas: np.ndarray, tiles: list[PlacedTile]) -> None:
+    """The shadows as drawn before `Renderer._shadows` kept to the band of rows its blur reaches."""
+    mask = np.zeros(canvas.shape[:2], np.uint8)
+    to3 = np.vstack([renderer.to_canvas, [0, 0, 1]])
+    for tile in tiles:
+        drop = 1.2 + tile.lifted_mm * 0.35
+        pts = project(to3, tile.corners() + np.array([drop * 0.6, drop]))
+        cv2.fillPoly(mask, [np.round(pts * 16).astype(np.int32)], 255, cv2.LINE_AA, 4)
+    soft = cv2.GaussianBlur(mask.astype(np.float32) / 255.0, (0, 0), renderer.ppm * 1.2)
+    canvas *= (1 - renderer.style.shadow * soft)[..., None]
+
+
+@settings(max_examples=100, deadline=None)
+@given(x=st.floats(-40, 660), y=st.floats(-40, 390), angle=st.floats(0, 180),
+       lifted=st.sampled_from([0.0, 25.0]), count=st.integers(1, 3))
+def test_shadows_drawn_in_their_band_of_rows_are_the_shadows_drawn_over_the_whole_canvas(
+        x: float, y: float, angle: float, lifted: float, count: int) -> None:
+    renderer = _small_renderer()
+    tiles = [PlacedTile(1, 2, x + 30 * k, y + 17 * k, angle + 40 * k, lifted_mm=lifted) for k in range(count)]
+    canvas = renderer.background.copy()
+    expected = canvas.copy()
+    renderer._shadows(canvas, tiles)
+    _shadows_over_the_whole_canvas(renderer, expected, tiles)
+    assert np.array_equal(canvas, expected)
+
+
+@functools.cache
+def _small_renderer() -> Renderer:
+    return Renderer(Style(shadow=0.6), (480, 270), seed=5, layout=small_table())
+
+
+def test_a_films_frames_are_those_a_new_renderer_draws_for_each_scene() -> None:
+    """The renderer keeps the layers a film's frames share (`Renderer._table_with`); each frame
+    is still the one a renderer that never drew anything before draws for its scene and seed."""
+    style, size, layout = Style(shadow=0.6), (480, 270), small_table()
+    film = GameFilm(style, seed=2, size=size, layout=layout)
+    film.renderer = Renderer(style, size, seed=11, layout=layout)
+    first_seed = film._frame_seed  # each frame's noise seed: one more than the frame before's
+    frames = film.new_hand(boneyard=4) + film.play(0, "6-6") + film.play(1, "6-3") + film.still(2)
+    assert len({len(f.scene.tiles) for f in frames}) >= 3 and any(f.scene.hands for f in frames)
+    for number in (0, 1, 5, 8, len(frames) - 7, len(frames) - 2, len(frames) - 1):
+        fresh = Renderer(style, size, seed=11, layout=layout)
+        again = fresh.render(frames[number].scene, first_seed + number)
+        assert np.array_equal(again.image, frames[number].image), f"frame {number}"
