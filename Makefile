@@ -57,7 +57,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
-	$(BIN)/mypy referee firmware_bridge vision
+	$(BIN)/mypy referee firmware_bridge vision benchmarks
 
 # Two workers (pytest-xdist): many tests wait on a broker, a browser or the simulated board in
 # real time, so both cores stay busy; the suite takes about half as long as on one worker.

@@ -24,11 +24,11 @@ import sys
 import time
 
 
-def _plain(value):  # numpy scalars from the peer's arithmetic -> JSON numbers
-    return None if value is None else int(value)
+def _plain(value: object) -> int | None:  # numpy scalars from the peer's arithmetic -> JSON numbers
+    return None if value is None else int(value)  # type: ignore[call-overload]
 
 
-def main():
+def main() -> None:
     peer, image = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.chdir(peer)
@@ -40,9 +40,9 @@ def main():
 
     load_dotenv(os.path.join(peer, ".env_sample"))  # what `python app.py .env_sample` loads
 
-    class _Dialog(QFileDialog):
+    class _Dialog(QFileDialog):  # type: ignore[misc]  # PySide6 is the peer's, not installed here
         @staticmethod
-        def getOpenFileName(*_args, **_kwargs):
+        def getOpenFileName(*_args: object, **_kwargs: object) -> tuple[str, str]:
             return image, ""
 
     mainwindow.QFileDialog = _Dialog  # the answer a person would click in Photo Mode's dialog

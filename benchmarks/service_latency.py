@@ -25,6 +25,7 @@ it truly was so the service's part is measured all the same (the report says how
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import queue
 import socket
@@ -61,6 +62,11 @@ def _broker(directory: Path) -> tuple[subprocess.Popen[bytes], int]:
         except OSError:
             threading.Event().wait(0.01)
     raise RuntimeError("mosquitto did not start")
+
+
+def _has_turn(seat: int, model: Any) -> bool:
+    """Whether the board shows `seat`'s turn (`BoardModel`)."""
+    return seat in model.state.turn
 
 
 def film_play(tracker: Any, frames: list[Any], settled: int, frame_ms: float
@@ -124,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     from referee.app.camera import demo_camera, observation_input, quiet_reader
     from referee.app.config import parse_config
     from referee.app.devices import ScoreboardDisplay
-    from referee.app.ports import Input
+    from referee.app.ports import Input, InputKind
 
     frame_ms = 1000.0 / args.fps
     work = Path(tempfile.mkdtemp(prefix="service-latency-"))
@@ -151,8 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     subscribed.wait(10)
     table.start(tick_interval=None)
     service = table.service
-    service.wait_processed(service.feed(Input("start", {}, 0.0)))
-    service.wait_processed(service.feed(Input("boneyard", {"count": 0}, 0.0)))
+    service.wait_processed(service.feed(Input(InputKind.START, {}, 0.0)))
+    service.wait_processed(service.feed(Input(InputKind.BONEYARD, {"count": 0}, 0.0)))
 
     film, tracker = demo_camera((width, height), seed=5, fps=args.fps, approach_frames=4, leave_frames=3,
                                 rest_frames=6)
@@ -176,14 +182,15 @@ def main(argv: list[str] | None = None) -> int:
             misread += 1
             committed_at = committed_at if committed_at is not None else \
                 read_at if read_at is not None else settled + tracker.stable_frames
-            inp = Input("placed", {"tile": event["play"], "end": event.get("end")}, 0.0)
+            inp = Input(InputKind.PLACED, {"tile": event["play"], "end": event.get("end")}, 0.0)
         else:
-            inp = observation_input(seen, 0.0) or Input("placed", {"tile": event["play"]}, 0.0)
+            assert committed_at is not None  # set with `seen`
+            inp = observation_input(seen, 0.0) or Input(InputKind.PLACED, {"tile": event["play"]}, 0.0)
         camera_ms = (committed_at - settled) * frame_ms
         next_seat = (seat + 1) % len(players)
         fed = time.perf_counter()
         number = service.feed(inp)
-        board.emulator.wait_for(lambda model, s=next_seat: s in model.state.turn, 5)
+        board.emulator.wait_for(functools.partial(_has_turn, next_seat), 5)
         board_ms = (time.perf_counter() - fed) * 1000
         while True:
             arrived, payload = received.get(timeout=10)

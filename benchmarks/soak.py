@@ -55,7 +55,7 @@ from referee.app.devices import ScoreboardDisplay, watch_link
 from referee.app.eventlog import EventLog
 from referee.app.health import Health, PartHealth, State
 from referee.app.mqtt import MqttLink, MqttSettings
-from referee.app.ports import BoardView, Input
+from referee.app.ports import BoardView, Input, InputKind
 from referee.app.script import table_script
 from referee.app.service import TableService
 from referee.app.supervisor import Backoff, Policy, Supervisor
@@ -141,7 +141,7 @@ class Subscriber:
         self.client.username_pw_set(user, password)
         self.client.on_message = self._message
         self.client.on_connect = lambda c, u, f, reason, p: c.subscribe("domino/soak/events", qos=1)
-        properties = Properties(PacketTypes.CONNECT)
+        properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         properties.SessionExpiryInterval = 3600   # a broker restart keeps what it queued for us
         host, port = url.removeprefix("mqtt://").split(":")
         self.client.connect(host, int(port), clean_start=False, properties=properties)
@@ -428,7 +428,7 @@ class Soak:
                 reported("display", (State.DEGRADED,))
                 t1 = time.monotonic()
                 self.display.broken = False
-                self.rig.service.feed(Input("sync", {}, self.clock.now))
+                self.rig.service.feed(Input(InputKind.SYNC, {}, self.clock.now))
                 recovered("display", t1)
             return repair
         # clock-jump: an hour forward, then 5 s back; nothing is wrong, so nothing to report
@@ -446,7 +446,7 @@ class Soak:
 
     def _tick(self, seconds: float) -> None:
         self.clock.now += seconds
-        self.rig.service.feed(Input("tick", {}, self.clock.now))
+        self.rig.service.feed(Input(InputKind.TICK, {}, self.clock.now))
         assert self.rig.service.wait_processed(timeout=60)
 
     def _said(self, fault: Fault) -> None:

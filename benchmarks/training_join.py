@@ -44,9 +44,9 @@ def part(seed: int) -> Harvest:
     rng = np.random.default_rng(seed)
     rows = int(rng.integers(*ROWS))
     crops = rng.integers(0, 256, (rows, CROP_HEIGHT, CROP_WIDTH, 3), dtype=np.uint8)
-    labels = [np.zeros(rows, np.int8) for _ in range(3)]  # kind, top, bottom
-    return Harvest(crops, *labels, np.zeros((rows, GEOMETRY_SIZE), np.float32), np.zeros(rows, bool),
-                   np.full(rows, seed, np.int32))
+    return Harvest(crops, kind=np.zeros(rows, np.int8), top=np.zeros(rows, np.int8),
+                   bottom=np.zeros(rows, np.int8), geometry=np.zeros((rows, GEOMETRY_SIZE), np.float32),
+                   has_geometry=np.zeros(rows, bool), image=np.full(rows, seed, np.int32))
 
 
 def _held_then_joined(parts: list[Harvest]) -> Harvest:

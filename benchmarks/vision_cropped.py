@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import cv2
 import numpy as np
@@ -101,7 +101,8 @@ def rendered_pictures(seeds: range) -> Iterator[Picture]:
 
     for seed in seeds:
         frame = render_example(seed)
-        tiles = [(t["tile"], np.array(t["corners"], np.float32)) for t in frame.labels["tiles"]]  # type: ignore[union-attr]
+        labelled = cast(list[dict[str, Any]], frame.labels["tiles"])
+        tiles = [(t["tile"], np.array(t["corners"], np.float32)) for t in labelled]
         yield Picture(f"table {seed}", frame.image, tiles, DEFAULT_MAX_PIP)
 
 

@@ -63,7 +63,10 @@ class Degradation:
             ok, encoded = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, self.jpeg_quality])
             if not ok:
                 raise RuntimeError(f"{self.name}: OpenCV could not encode a JPEG")
-            out = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+            decoded = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+            if decoded is None:
+                raise RuntimeError(f"{self.name}: OpenCV could not decode its own JPEG")
+            out = np.asarray(decoded, np.uint8)
         return out
 
     def scale(self, image: np.ndarray) -> float:

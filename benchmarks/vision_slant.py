@@ -29,7 +29,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -75,7 +75,7 @@ def widened_seed(seed: int, degrees: float) -> dict[str, tuple[ImageScore, float
     frame = render_widened(seed)
     axis = float(np.random.default_rng(seed).uniform(0, 2 * math.pi))
     image, _ = camera_turn(frame.image, degrees, axis)
-    return _both_reads(f"widened-{seed}", image, frame.labels, int(frame.labels["max_pip"]))
+    return _both_reads(f"widened-{seed}", image, frame.labels, cast(int, frame.labels["max_pip"]))
 
 
 def photo_turns(folder: Path, labels_file: Path | None,

@@ -27,6 +27,7 @@ import numpy as np
 from vision.progress import progress
 from vision.read import read_image
 from vision.synth.film import fixed_camera_film, random_plays
+from vision.synth.scene import Frame
 from vision.synth.style import PLAIN_STYLE, random_style
 from vision.tracker import Tracker
 from vision.types import TilePlaced
@@ -75,7 +76,7 @@ def run_sequence(
                 counts["found"] += 1
                 counts["late"] += 0 if during_play else 1
 
-    def feed(frames: list) -> list[TilePlaced]:
+    def feed(frames: list[Frame]) -> list[TilePlaced]:
         placed = []
         for frame in frames:
             counts["frames"] += 1

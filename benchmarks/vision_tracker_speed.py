@@ -18,6 +18,7 @@ import statistics
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -51,21 +52,33 @@ def film_frames(seed: int, plays: int) -> tuple[Iterator[Frame], object]:
     return frames(), calibration
 
 
-def measure(seed: int, plays: int, incremental: bool) -> dict[str, object]:
+@dataclass
+class Run:
+    """One way of reading a film: CPU ms of every frame and of the frames read, the reads (and how
+    many of them partial), and the plays reported (tile, end)."""
+
+    costs: list[float] = field(default_factory=list)
+    read_costs: list[float] = field(default_factory=list)
+    reads: int = 0
+    partial: int = 0
+    placed: list[tuple[str, str | None]] = field(default_factory=list)
+
+
+def measure(seed: int, plays: int, incremental: bool) -> Run:
     frames, calibration = film_frames(seed, plays)
     tracker = Tracker(read_image, calibration=calibration, incremental=incremental)  # type: ignore[arg-type]
-    costs, read_costs, placed = [], [], []
+    run = Run()
     for frame in progress(frames, what="frames", unit="frames"):
         reads = tracker.reads
         started = time.process_time()
         observed = tracker.feed(frame.t, frame.image)
         cost = (time.process_time() - started) * 1000
-        costs.append(cost)
+        run.costs.append(cost)
         if tracker.reads > reads:
-            read_costs.append(cost)
-        placed += [(o.tile, o.end) for o in observed if isinstance(o, TilePlaced)]
-    return {"costs": costs, "read_costs": read_costs, "reads": tracker.reads,
-            "partial": tracker.partial_reads, "placed": placed}
+            run.read_costs.append(cost)
+        run.placed += [(o.tile, o.end) for o in observed if isinstance(o, TilePlaced)]
+    run.reads, run.partial = tracker.reads, tracker.partial_reads
+    return run
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,25 +87,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
-    results = {}
+    results: dict[str, Run] = {}
     for incremental in (True, False):
         name = "changed part only" if incremental else "whole frames"
         result = results[name] = measure(args.seed, args.plays, incremental)
-        costs = sorted(result["costs"])  # type: ignore[arg-type]
-        reads = result["read_costs"]
+        costs = sorted(result.costs)
+        reads = result.read_costs
         p90 = costs[int(0.9 * (len(costs) - 1))]
-        print(f"{name}: {len(costs)} frames of 1920x1080, {result['reads']} read "
-              f"({result['partial']} of them partly), {len(result['placed'])} plays reported")  # type: ignore[arg-type]
+        print(f"{name}: {len(costs)} frames of 1920x1080, {result.reads} read "
+              f"({result.partial} of them partly), {len(result.placed)} plays reported")
         print(f"  per frame: median {statistics.median(costs):.1f} ms, mean {statistics.mean(costs):.1f} ms, "
               f"90th percentile {p90:.1f} ms, worst {costs[-1]:.0f} ms of CPU on one core")
-        print(f"  a frame with a read: median {statistics.median(reads):.0f} ms" if reads else "  no reads")  # type: ignore[arg-type]
+        print(f"  a frame with a read: median {statistics.median(reads):.0f} ms" if reads else "  no reads")
         mean = statistics.mean(costs)
         verdict = "keeps up with" if mean * PI5_FACTOR <= FRAME_MS else "falls behind"
         print(f"  mean against the 30 fps frame interval ({FRAME_MS:.1f} ms): {mean / FRAME_MS:.2f}x; "
               f"Raspberry Pi 5 (~{PI5_FACTOR:.0f}x slower, estimated): mean ~{mean * PI5_FACTOR:.0f} ms per "
               f"frame, {verdict} 30 fps on one core")
     first, second = results.values()
-    same = first["placed"] == second["placed"]
+    same = first.placed == second.placed
     print(f"both ways reported the same plays: {'yes' if same else 'NO'}")
     return 0
 

@@ -66,7 +66,7 @@ def latency(args: argparse.Namespace) -> dict[str, Any]:
     from referee.app.assembly import build_table
     from referee.app.camera import demo_camera, observation_input
     from referee.app.config import parse_config
-    from referee.app.ports import Input
+    from referee.app.ports import Input, InputKind
     from tests.referee.app.browser import chromium, wait_until
 
     width, height = (int(v) for v in args.size.split("x"))
@@ -82,8 +82,8 @@ def latency(args: argparse.Namespace) -> dict[str, Any]:
     table.start(tick_interval=None)
     assert table.web is not None
     service = table.service
-    service.wait_processed(service.feed(Input("start", {}, 0.0)))
-    service.wait_processed(service.feed(Input("boneyard", {"count": 0}, 0.0)))
+    service.wait_processed(service.feed(Input(InputKind.START, {}, 0.0)))
+    service.wait_processed(service.feed(Input(InputKind.BONEYARD, {"count": 0}, 0.0)))
     browser = chromium()
     browser.get(table.web.url + "/overlay")
     wait_until(browser, lambda d: d.execute_script("return Number(document.body.dataset.rev)") > 0)
@@ -103,14 +103,15 @@ def latency(args: argparse.Namespace) -> dict[str, Any]:
         if seen is None or sorted(seen.tile.split("-")) != sorted(event["play"].split("-")):
             misread += 1
             committed_at = committed_at if committed_at is not None else settled + tracker.stable_frames
-            inp = Input("placed", {"tile": event["play"], "end": event.get("end")}, 0.0)
+            inp = Input(InputKind.PLACED, {"tile": event["play"], "end": event.get("end")}, 0.0)
         else:
-            inp = observation_input(seen, 0.0) or Input("placed", {"tile": event["play"]}, 0.0)
+            assert committed_at is not None  # set with `seen`
+            inp = observation_input(seen, 0.0) or Input(InputKind.PLACED, {"tile": event["play"]}, 0.0)
         low, high = sorted(int(h) for h in event["play"].split("-"))
         fed = time.time() * 1000
         service.wait_processed(service.feed(inp))
-        shown = wait_until(browser, lambda d, t=f"{low}-{high}": d.execute_script(
-            f"return window.__shown['{t}'] || null"), 10)
+        script = f"return window.__shown['{low}-{high}'] || null"
+        shown = wait_until(browser, lambda d: d.execute_script(script), 10)  # noqa: B023 (called here)
         rows.append({"camera": (committed_at - settled) * frame_ms, "vision": vision_ms,
                      "overlay": float(shown) - fed})
     state = table.web.hub.state()

@@ -7,7 +7,7 @@ import contextlib
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from referee.app.assembly import engine_referee
 from referee.app.core import MatchSettings
 from referee.app.eventlog import EventLog
 from referee.app.health import Health
-from referee.app.ports import Input, RecordingDisplay, RecordingSignals
+from referee.app.ports import Input, InputKind, RecordingDisplay, RecordingSignals
 from referee.app.script import table_script
 from referee.app.service import TableService
 from tests.referee.app.matches import NAMES, SHORT, simulated_record
@@ -39,11 +39,11 @@ class Capture:
     """A publisher that keeps what the service published (the MQTT side is part B's)."""
 
     def __init__(self) -> None:
-        self.states: list[dict[str, Any]] = []
+        self.states: list[Mapping[str, Any]] = []
         self.events: list[tuple[int, str]] = []
         self.errors: list[str] = []
 
-    def publish_state(self, document: dict[str, Any]) -> None:
+    def publish_state(self, document: Mapping[str, Any]) -> None:
         self.states.append(document)
 
     def publish_event(self, seq: int, payload: str) -> None:
@@ -96,7 +96,7 @@ class Table:
 
     def tick(self, seconds: float = 2.0) -> None:
         self.clock.now += seconds
-        self.service.feed(Input("tick", {}, self.clock.now, origin="ticker"))
+        self.service.feed(Input(InputKind.TICK, {}, self.clock.now, origin="ticker"))
         assert self.service.wait_processed(timeout=30)
 
     def stop(self) -> None:

@@ -108,7 +108,8 @@ class Watcher:
                                   transport=transport)  # type: ignore[arg-type]
         self.client.username_pw_set(user, USERS.get(user, "") if password is None else password)
         self.client.on_connect = lambda c, u, f, reason, p: self.connack.put(reason)
-        self.client.on_message = lambda c, u, m: self.messages.put((m.topic, m.payload, bool(m.retain)))
+        self.client.on_message = lambda c, u, m: self.messages.put(
+            (m.topic, bytes(m.payload), bool(m.retain)))
         self.client.on_publish = lambda c, u, mid, reason, p: self.acks.put((mid, reason))
         self.subscribed = threading.Event()
         self.client.on_subscribe = lambda *args: self.subscribed.set()
@@ -116,7 +117,7 @@ class Watcher:
         if not clean:
             from paho.mqtt.packettypes import PacketTypes
             from paho.mqtt.properties import Properties
-            properties = Properties(PacketTypes.CONNECT)
+            properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
             properties.SessionExpiryInterval = 3600
         port = broker.ws_port if transport == "websockets" else broker.port
         self.client.connect("127.0.0.1", port, clean_start=clean, properties=properties)
