@@ -11,8 +11,9 @@ and the widened renderer's ratio to the plain one. The widened renderer is meant
 
 Then the frames of F filmed games (`vision.synth.film.demo_game_frames`, seeds 0..F-1, P plays
 each, 1280x720 as the demo films), against the 33.3 ms between frames at 30 fps: the demo, the
-tracker's tests and its benchmarks render every frame they read. To compare two trees, run it
-in each (`PYTHONPATH=/other/tree python -m benchmarks.synth_speed`).
+tracker's tests and its benchmarks render every frame they read. To time another tree's
+renderers with this benchmark, run this file by its path: `PYTHONPATH=/other/tree python
+benchmarks/synth_speed.py` from this tree (with `-m`, the current directory's `vision` comes first).
 """
 
 from __future__ import annotations

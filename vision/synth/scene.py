@@ -158,9 +158,8 @@ class Renderer:
             self._draw_markers()
         self.gain, self.glare = light_field(style, (size[1], size[0]), rng)
         # What a film's frames share (`_table_with`): the bare table's layers, and the flat tiles
-        # of the last frame with the layers they were drawn on.
+        # of the last frame (None before the first) with the layers they were drawn on.
         self._bare: np.ndarray | None = None
-        self._renders = 0
         self._last_flat: tuple[PlacedTile, ...] | None = None
         self._kept: tuple[tuple[PlacedTile, ...], np.ndarray] | None = None
         self._lit: tuple[np.ndarray, np.ndarray] | None = None
@@ -276,14 +275,13 @@ class Renderer:
         112 MB for a 1920x1080 one). A renderer used for one frame (the datasets) keeps nothing.
         The table and the lamp must not change once it has drawn (the class's docstring). The
         pixels are those drawn anew: the same operations on the same arrays."""
-        self._renders += 1
         if self._kept is not None and self._kept[0] == flat:
             return self._kept[1].copy()
         if self._bare is not None:
             layers = self._bare.copy()
         else:
             layers = np.dstack([self.background, self.gloss_base])
-            if self._renders > 1:
+            if self._last_flat is not None:  # not the renderer's first frame
                 self._bare = layers.copy()
         canvas, gloss = layers[..., :3], layers[..., 3]
         self._shadows(canvas, flat)
