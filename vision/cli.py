@@ -37,7 +37,8 @@ def register(subparsers: Any) -> None:
                       help="also draw what was seen (one IMAGE: this file; several: OUT-<name>.png)")
     read.add_argument("--background", metavar="EMPTY",
                       help="the same camera's picture of the table before any tile was laid face up: "
-                           "face-up tiles read where nothing changed since are left out")
+                           "face-up tiles read where nothing changed since are left out, and what "
+                           "changed that no tile read explains is looked at for tiles")
     read.add_argument("--one-set", action="store_true", help=ONE_SET_HELP)
     read.add_argument("--min-confidence", type=float, metavar="P", help=MIN_CONFIDENCE_HELP)
     read.add_argument("--calibration", metavar="FILE",

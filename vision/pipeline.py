@@ -20,7 +20,9 @@
    (`vision.background`); told the picture shows one set, a second reading of a tile goes
    (`one_of_each`). Before that, each sure candidate no reading covers is looked at once more
    turned a quarter and turned an eighth either way, at the set's size (`turned_frames`): the
-   finder's axis is now and then across the tile, or well off it.
+   finder's axis is now and then across the tile, or well off it. Given a background, the
+   regions that changed since and that no reading or back explains are looked at as the tiles
+   that fill them (`changed_readings`, `vision.background.unexplained`).
 6. `vision.layout.find_joins`, and the backs: the reader settles the same way from each frame
    its first look saw a back in (`back_readings`); where it settles on a back it is sure of
    (`READ_BACK_MIN`), on no face-up tile read and of the set's size, a back is counted
@@ -39,11 +41,11 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.background import MIN_CHANGED_SHARE, UNCHANGED, Changes
+from vision.background import MIN_CHANGED_SHARE, UNCHANGED, Changes, unexplained
 from vision.crops import crops, refined
 from vision.errors import VisionError
 from vision.finder import Found, shipped_finder
-from vision.geometry import TileFrame, first_of_each_place, inside_any, turned
+from vision.geometry import TILE_ASPECT, TileFrame, first_of_each_place, inside_any, turned
 from vision.image import checked_bgr
 from vision.layout import find_joins
 from vision.scale import coarse_factor, shrink
@@ -371,6 +373,22 @@ def turned_readings(net: TileNet, picture: Coarse, found: list[Found], readings:
     return [r for r in more if r.top or r.bottom], verdicts
 
 
+def changed_readings(net: TileNet, picture: Coarse, changes: Changes, readings: list[Reading],
+                     backs: list[TileFrame], length: float | None, *,
+                     max_pip: int) -> tuple[list[Reading], list[Verdict]]:
+    """The face-up readings the reader settles on from the regions that changed since the empty
+    table and that neither `readings` nor `backs` explain (`vision.background.unexplained`), and
+    a verdict on each frame looked at on the way. The set's size is the readings' (`sets_size`),
+    else the calibrated tile's."""
+    size = sets_size(readings)
+    if size is None and length is not None:
+        size = (length / (2 * TILE_ASPECT), length / 2)
+    frames = unexplained(changes, [r.frame for r in readings] + backs, size)
+    if not frames:
+        return [], []
+    return face_up_readings(net, picture, first_look(net, picture, frames), max_pip=max_pip)
+
+
 def _of_length(frame: TileFrame, length: float | None) -> bool:
     """Whether `frame` is as long as a calibrated tile (`CALIBRATED_LENGTH`), or no length is known."""
     return length is None or CALIBRATED_LENGTH[0] < 2 * frame.half_length / length < CALIBRATED_LENGTH[1]
@@ -464,12 +482,21 @@ def read_checked(
     chosen = chosen_of(readings)
     more, more_verdicts = turned_readings(net, picture, found, chosen, max_pip=max_pip)
     if more:
-        chosen = chosen_of(readings + more)
+        readings += more
+        chosen = chosen_of(readings)
     verdicts += more_verdicts
+    seen_backs, back_verdicts = back_readings(net, picture, looked)
+    changes = None if empty is None else Changes(picture.image, empty)
+    if changes is not None:
+        more, more_verdicts = changed_readings(net, picture, changes, chosen, seen_backs, length,
+                                               max_pip=max_pip)
+        if more:
+            readings += more
+            chosen = chosen_of(readings)
+        verdicts += more_verdicts
     chosen, off_size = of_the_sets_size(chosen)
     verdicts += [Verdict(picture.to_input(r.frame.corners()), OFF_SIZE, r.confidence) for r in off_size]
-    if empty is not None:
-        changes = Changes(picture.image, empty)
+    if changes is not None:
         shares = [changes.share(r.frame) for r in chosen]
         verdicts += [Verdict(picture.to_input(r.frame.corners()), UNCHANGED, share)
                      for r, share in zip(chosen, shares, strict=True) if share < MIN_CHANGED_SHARE]
@@ -484,7 +511,6 @@ def read_checked(
     )
     frames = [r.frame for r in chosen]
     joins = find_joins(frames, [(t.a, t.b) for t in tiles])
-    seen_backs, back_verdicts = back_readings(net, picture, looked)
     backs = face_down(seen_backs, frames, length)
     return TableView(
         tiles=tiles,
