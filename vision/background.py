@@ -127,8 +127,9 @@ class Changes:
 # shadow and the comparison's blur reach past the tile).
 EXPLAINED_GROWTH = 1.3
 # Regions are sought in the mask shrunk by the whole number that brings the set's half-width
-# nearest this many px (a pixel of it changed when most of its pixels did): an opening of a
-# 1080p mask by a disc of 0.4 half-widths cost 35 ms, of the shrunk one about 2.
+# nearest this many px (a pixel of it changed when most of its pixels did): sought in a 1080p
+# mask itself (opened, then its components labelled) they cost 35 ms a read, in the shrunk one
+# with outlines (`unexplained`) about 3.
 REGION_HALF_WIDTH_PX = 8.0
 # A closing by a disc of this share of the set's half-width joins the pieces of one tile whose
 # face is, in places, as light as the cloth (a white tile on a white flowered sheet changes

@@ -158,7 +158,7 @@ def test_a_changed_region_of_a_tiles_shape_is_proposed_along_it(x, y, degrees, h
     else:
         assert proposed.half_width == pytest.approx(half_width, abs=3)
         assert proposed.half_length == pytest.approx(2 * half_width, abs=3)
-    # A reading there explains it; so does nothing but a reading that covers it.
+    # A reading there explains it; one elsewhere does not.
     assert unexplained(_laid([laid]), [laid], size) == []
     elsewhere = tile_frame((x + 200) % 400, (y + 150) % 300, half_width, degrees)
     assert len(unexplained(_laid([laid]), [elsewhere], size)) == (
@@ -202,8 +202,9 @@ def test_regions_not_of_a_tiles_size_or_shape_are_not_proposed() -> None:
     # Without the set's size, only a region of a tile's aspect, looked at as one tile.
     assert unexplained(_laid([square]), [], None) == []
     assert unexplained(_laid([strip]), [], None) == []
-    assert unexplained(_laid(line := [tile_frame(110 + 60 * i, 80, 15, 0) for i in range(3)]), [], None) == []
-    assert len(line) == 3 and len(unexplained(_laid([tile_frame(200, 150, 15, 30)]), [], None)) == 1
+    line = [tile_frame(110 + 60 * i, 80, 15, 0) for i in range(3)]
+    assert unexplained(_laid(line), [], None) == []
+    assert len(unexplained(_laid([tile_frame(200, 150, 15, 30)]), [], None)) == 1
 
 
 def test_a_picture_changed_everywhere_costs_a_bounded_look() -> None:
