@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import TileFrame
+from vision.scale import shrunk_by
 
 # Grey levels: a pixel changed when, after both pictures are blurred (`CHANGE_BLUR`) and the
 # background is brought to the frame's exposure (`_gains`), a colour channel differs by more.
@@ -166,14 +167,9 @@ def _regions(mask: np.ndarray, explained: list[TileFrame], size: tuple[float, fl
     (`GAP_SHARE`) and opened (`SPECK_SHARE`): uint8 (h, w) 0 or 1, and the whole number it was
     shrunk by."""
     step = max(1, round(size[0] / REGION_HALF_WIDTH_PX)) if size else 1
-    levels: np.ndarray = mask.astype(np.uint8) * 255
-    if step > 1:
-        height, width = (side // step * step for side in levels.shape)
-        levels = cv2.resize(levels[:height, :width], (width // step, height // step),
-                            interpolation=cv2.INTER_AREA)
-    regions: np.ndarray = (levels > 127).astype(np.uint8)
+    regions: np.ndarray = (shrunk_by(mask.astype(np.uint8) * 255, step) > 127).astype(np.uint8)
     for frame in explained:
-        # A shrunk pixel's centre lies at (x + 0.5) / step - 0.5 of the mask's.
+        # A shrunk pixel's centre lies at (x + 0.5) / step - 0.5 of the mask's (`shrunk_by`).
         grown = TileFrame((frame.center + 0.5) / step - 0.5, frame.across,
                           frame.half_width * EXPLAINED_GROWTH / step,
                           frame.half_length * EXPLAINED_GROWTH / step)
@@ -228,7 +224,6 @@ def unexplained(changes: Changes, explained: list[TileFrame],
     labelling components): a hole in it, a tile's face the colour of the cloth, counts as changed."""
     regions, step = _regions(changes.mask, explained, size)
     outlines, _ = cv2.findContours(regions, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    tile_area = 4 * size[0] * size[1] if size else None
     proposed: list[tuple[float, list[TileFrame]]] = []  # each region's fill and frames
     for outline in outlines:
         # Outlines run through the outer pixels' centres; each shrunk pixel stands for the square
@@ -237,13 +232,13 @@ def unexplained(changes: Changes, explained: list[TileFrame],
         side_a, side_b = (side_a + 1) * step, (side_b + 1) * step
         long_side, short_side = max(side_a, side_b), min(side_a, side_b)
         area = (cv2.contourArea(outline) + cv2.arcLength(outline, True) / 2 + 1) * step**2
-        if tile_area is not None and not REGION_AREA[0] <= area / tile_area <= REGION_AREA[1]:
-            continue
         fill = area / (long_side * short_side)
-        if fill < REGION_FILL:
-            continue
-        if tile_area is None and not (REGION_ASPECT[0] <= long_side / short_side <= REGION_ASPECT[1]
-                                      and long_side >= REGION_MIN_LENGTH):
+        if size is None:
+            fits = (REGION_ASPECT[0] <= long_side / short_side <= REGION_ASPECT[1]
+                         and long_side >= REGION_MIN_LENGTH)
+        else:
+            fits = REGION_AREA[0] <= area / (4 * size[0] * size[1]) <= REGION_AREA[1]
+        if not fits or fill < REGION_FILL:
             continue
         # minAreaRect's angle is that of its first side (side_a); the box's long side lies along.
         radians = math.radians(degrees) + (0.0 if side_a >= side_b else math.pi / 2)

@@ -64,9 +64,7 @@ def shrink_to(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     target_w, target_h = max(1, int(size[0])), max(1, int(size[1]))
     step = min(width // target_w, height // target_h)
     if step >= 2:
-        cropped = image[:height - height % step, :width - width % step]
-        image = cv2.resize(cropped, (cropped.shape[1] // step, cropped.shape[0] // step),
-                           interpolation=cv2.INTER_AREA)
+        image = shrunk_by(image, step)
     if (image.shape[1], image.shape[0]) == (target_w, target_h):
         return image
     if min(target_w / image.shape[1], target_h / image.shape[0]) < BILINEAR_MIN_RATIO:
@@ -74,3 +72,16 @@ def shrink_to(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
         return area
     resized: np.ndarray = cv2.resize(image, (target_w, target_h), interpolation=cv2.INTER_LINEAR)
     return resized
+
+
+def shrunk_by(image: np.ndarray, step: int) -> np.ndarray:
+    """`image` area-averaged by the whole number `step` (>= 1), after its last rows and columns
+    are cut (fewer than `step`) so that its sides divide: pixel (i, j) is the mean of the input's
+    square of `step` px at (i * step, j * step), so its centre lies at (i + 0.5) * step - 0.5."""
+    if step <= 1:
+        return image
+    height, width = image.shape[:2]
+    cropped = image[:height - height % step, :width - width % step]
+    shrunk: np.ndarray = cv2.resize(cropped, (cropped.shape[1] // step, cropped.shape[0] // step),
+                                    interpolation=cv2.INTER_AREA)
+    return shrunk
