@@ -1,6 +1,7 @@
 """Pictures cropped to one tile: is a tile read when it fills the picture?
 
-    python -m benchmarks.vision_cropped [DIR [--labels FILE]] [--tables N] [--seed S] [--json FILE]
+    python -m benchmarks.vision_cropped [DIR [--labels FILE]] [--tables N] [--seed S]
+                                        [--widened N [--widened-seed S]] [--json FILE]
 
 A dataset of single tiles, a close-up, a robot's camera over one tile: the picture holds one tile
 and little round it. Each tile is cut out of a bigger picture `LENGTHS` px long, upright, on its
@@ -10,6 +11,10 @@ on every side, and read with its set's `max_pip`:
 
 - the tiles of N rendered tables (`vision.synth.dataset.render_example`, seeds S..S+N-1; default
   3 tables from seed 0, held out from training), cut from their labelled corners;
+- with `--widened N`, the face-up tiles of N widened tables (`vision.synth.widened`, seeds
+  S..S+N-1 from `--widened-seed`, default 30000, which no training, tuning or held-out set uses:
+  every set, surface, light and webcam), cut from their labelled corners, each read with its
+  set's `max_pip`;
 - the tiles of the labelled photos of DIR (default: the shared real photos; `--labels` as in
   `benchmarks.vision_accuracy`) that the whole photo's read gets right, cut from the corners that
   read found: the labels name a photo's tiles, not where they lie. The reader's frame hugs the
@@ -44,6 +49,8 @@ TURNS = (0.0, 90.0, 45.0)  # degrees the tile is turned in its crop
 MARGIN = 0.1  # of the tile's length, round its bounding box, in the crops that have one
 DEFAULT_MAX_PIP = 6  # a labelled photo's set, unless its labels say otherwise
 OUTCOMES = ("read", "nothing", "other")
+# Widened tables no training (seeds 1,000,000 on), tuning (10000-10899) or held-out (0-999) set uses.
+WIDENED_SEED = 30000
 
 
 @dataclass(frozen=True)
@@ -106,6 +113,16 @@ def rendered_pictures(seeds: range) -> Iterator[Picture]:
         yield Picture(f"table {seed}", frame.image, tiles, DEFAULT_MAX_PIP)
 
 
+def widened_pictures(seeds: range) -> Iterator[Picture]:
+    from vision.synth.widened import render_widened
+
+    for seed in seeds:
+        frame = render_widened(seed)
+        labelled = cast(list[dict[str, Any]], frame.labels["tiles"])
+        tiles = [(t["tile"], np.array(t["corners"], np.float32)) for t in labelled]
+        yield Picture(f"widened {seed}", frame.image, tiles, int(cast(int, frame.labels["max_pip"])))
+
+
 def photo_pictures(folder: Path, labels_file: Path | None = None) -> Iterator[Picture]:
     """Each labelled photo, with the tiles the whole photo's read gets right where it found them."""
     for name, label in sorted(load_labels(folder, labels_file).items()):
@@ -152,19 +169,26 @@ def main(argv: list[str] | None = None) -> int:
     add_folder_arguments(parser)
     parser.add_argument("--tables", type=int, default=3, metavar="N", help="rendered tables (0: none)")
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="the first rendered table's seed")
+    parser.add_argument("--widened", type=int, default=0, metavar="N", help="widened tables (default: none)")
+    parser.add_argument("--widened-seed", type=int, default=WIDENED_SEED, metavar="S",
+                        help="the first widened table's seed")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write every figure to FILE")
     args = parser.parse_args(argv)
     figures: dict[str, Any] = {"argv": sys.argv[1:] if argv is None else argv}
-    if args.tables > 0:
+    rendered = [("rendered", "rendered tables", rendered_pictures, range(args.seed, args.seed + args.tables)),
+                ("widened", "widened tables", widened_pictures,
+                 range(args.widened_seed, args.widened_seed + args.widened))]
+    for key, what, pictures, seeds in rendered:
+        if not seeds:
+            continue
         try:
             import vision.synth  # noqa: F401
         except ImportError:
-            print("vision_cropped: no rendered tables (vision.synth is not installed)")
-        else:
-            seeds = range(args.seed, args.seed + args.tables)
-            counts = run(rendered_pictures(seeds), len(seeds))
-            report(counts, f"rendered tables {seeds.start}..{seeds.stop - 1}")
-            figures["rendered"] = to_json(counts)
+            print(f"vision_cropped: no {what} (vision.synth is not installed)")
+            continue
+        counts = run(pictures(seeds), len(seeds))
+        report(counts, f"{what} {seeds.start}..{seeds.stop - 1}")
+        figures[key] = to_json(counts)
     if args.labels is None and not (args.folder / "labels.json").is_file():
         print(f"vision_cropped: photos skipped ({args.folder} holds no labels.json; the shared real "
               f"photos are not beside this clone)")

@@ -5,7 +5,8 @@ image to a bounded scale (`vision.scale`), let the finder say where tiles may li
 down (`vision.finder`), let the tile reader decide what each face-up candidate holds and where
 (`vision.crops`, `vision.tilenet`), keep one reading per place and find joins (`vision.layout`).
 A photo whose tiles show it was taken at a slant is then read again on their plane
-(`vision.slant`).
+(`vision.slant`), and one in which no face-up tile was seen is read again turned an eighth, for a
+tile that fills its picture at 45 degrees (`vision.close_up`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numbers
 import numpy as np
 
 from vision.calibration import Calibration
+from vision.close_up import read_close_up
 from vision.errors import VisionError
 from vision.geometry import TileFrame, frame_from_corners
 from vision.image import checked_bgr
@@ -49,7 +51,8 @@ def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float
     its own plane, where every tile has the layout's length however the camera leans, and only
     the table (`vision.rectify`); it replaces `tile_length_px`. With neither, a photo whose tiles
     show it was taken at a slant (near tiles larger than far ones, every tile squashed one way)
-    is read again on the plane they lie on (`vision.slant`).
+    is read again on the plane they lie on (`vision.slant`), and a picture with no face-up tile
+    seen is read again turned an eighth (a close-up of a tile at 45 degrees: `vision.close_up`).
     Any resolution is read at a bounded working scale (`vision.scale`); corners are this image's
     pixels. Raises `VisionError` naming what was wrong for None, a wrong dtype, shape or channel
     count, an empty, tiny or oversized image (or background, or one of another size), a
@@ -79,8 +82,10 @@ def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float
                         tile_length_px=tile_length_px, background=empty, one_set=one_set)
     if tile_length_px is not None:  # the caller says every tile is this long: no slant to undo
         return view
-    return read_slanted(checked, view, max_pip=max_pip, min_confidence=min_confidence,
+    view = read_slanted(checked, view, max_pip=max_pip, min_confidence=min_confidence,
                         background=empty, one_set=one_set)
+    return read_close_up(checked, view, max_pip=max_pip, min_confidence=min_confidence,
+                         background=empty, one_set=one_set)
 
 
 def frame_of(tile: SeenTile) -> TileFrame:

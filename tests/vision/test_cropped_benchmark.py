@@ -65,3 +65,14 @@ def test_photos_are_cropped_where_their_read_found_them(tmp_path, capsys) -> Non
 def test_without_labelled_photos_it_says_it_skipped_them(tmp_path, capsys) -> None:
     assert bench.main([str(tmp_path), "--tables", "0"]) == 0
     assert "vision_cropped: photos skipped" in capsys.readouterr().out
+
+
+def test_widened_tables_give_their_labelled_tiles_and_their_sets_size() -> None:
+    [picture] = list(bench.widened_pictures(range(bench.WIDENED_SEED, bench.WIDENED_SEED + 1)))
+    from vision.synth.widened import render_widened
+
+    labels = render_widened(bench.WIDENED_SEED).labels
+    assert picture.max_pip == labels["max_pip"]
+    assert [name for name, _ in picture.tiles] == [t["tile"] for t in labels["tiles"]]
+    for (_, corners), labelled in zip(picture.tiles, labels["tiles"], strict=True):
+        np.testing.assert_allclose(corners, labelled["corners"], atol=1e-3)
