@@ -103,14 +103,18 @@ class Picture:
     max_pip: int
 
 
+def labelled_picture(name: str, frame: Any, max_pip: int) -> Picture:
+    """A rendered frame (`vision.synth.scene.Frame`) with every labelled tile at its labelled corners."""
+    labelled = cast(list[dict[str, Any]], frame.labels["tiles"])
+    tiles = [(t["tile"], np.array(t["corners"], np.float32)) for t in labelled]
+    return Picture(name, frame.image, tiles, max_pip)
+
+
 def rendered_pictures(seeds: range) -> Iterator[Picture]:
     from vision.synth.dataset import render_example
 
     for seed in seeds:
-        frame = render_example(seed)
-        labelled = cast(list[dict[str, Any]], frame.labels["tiles"])
-        tiles = [(t["tile"], np.array(t["corners"], np.float32)) for t in labelled]
-        yield Picture(f"table {seed}", frame.image, tiles, DEFAULT_MAX_PIP)
+        yield labelled_picture(f"table {seed}", render_example(seed), DEFAULT_MAX_PIP)
 
 
 def widened_pictures(seeds: range) -> Iterator[Picture]:
@@ -118,9 +122,7 @@ def widened_pictures(seeds: range) -> Iterator[Picture]:
 
     for seed in seeds:
         frame = render_widened(seed)
-        labelled = cast(list[dict[str, Any]], frame.labels["tiles"])
-        tiles = [(t["tile"], np.array(t["corners"], np.float32)) for t in labelled]
-        yield Picture(f"widened {seed}", frame.image, tiles, int(cast(int, frame.labels["max_pip"])))
+        yield labelled_picture(f"widened {seed}", frame, int(cast(int, frame.labels["max_pip"])))
 
 
 def photo_pictures(folder: Path, labels_file: Path | None = None) -> Iterator[Picture]:

@@ -25,13 +25,11 @@ are read once, as before: a tile filling its picture is a close-up's case, never
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from vision.geometry import frame_from_corners, inside_any
-from vision.layout import find_joins
-from vision.pipeline import choose, coarse, face_up_readings, first_look
+from vision.pipeline import choose, coarse, face_up_readings, first_look, joined_view
+from vision.plane import rotation
 from vision.rectify import read_rectified, rectify
 from vision.scale import WORK_TILE_LENGTH_PX
 from vision.slant import plane_calibration
@@ -59,10 +57,9 @@ def read_close_up(image: np.ndarray, view: TableView, *, max_pip: int, min_confi
     if view.tiles:
         return view
     height, width = image.shape[:2]
-    radians = math.radians(TURN_DEGREES)
-    cos, sin = math.cos(radians), math.sin(radians)
-    turn = (np.array([[cos, -sin, 0.0], [sin, cos, 0.0], [0.0, 0.0, 1.0]])
-            @ np.array([[1.0, 0.0, -width / 2], [0.0, 1.0, -height / 2], [0.0, 0.0, 1.0]]))
+    turn = np.eye(3)
+    turn[:2, :2] = rotation(TURN_DEGREES)  # about the picture's centre
+    turn = turn @ np.array([[1.0, 0.0, -width / 2], [0.0, 1.0, -height / 2], [0.0, 0.0, 1.0]])
     longer = float(max(height, width))
     # `rectify` shrinks a plane so that its tile is at most `WORK_TILE_LENGTH_PX` long (and never
     # enlarges it): told a tile is this long, it brings the picture's longer side to `SIDE_PX`.
@@ -76,16 +73,9 @@ def read_close_up(image: np.ndarray, view: TableView, *, max_pip: int, min_confi
     if not tiles:
         return view
     frames = [frame_from_corners(tile.corners) for tile in tiles]
-    joins = find_joins(frames, [(tile.a, tile.b) for tile in tiles])
     # The first read's backs, at the picture's own scale, less any it saw where a tile now lies.
     backs = [c for c in view.face_down_corners if not inside_any(np.mean(c, axis=0)[None, :], frames)[0]]
-    return TableView(
-        tiles=tiles,
-        face_down_corners=tuple(backs),
-        joins=tuple((tiles[j.first].tile, tiles[j.second].tile) for j in joins),
-        join_halves=tuple((j.first, j.first_half, j.second, j.second_half) for j in joins),
-        candidates=view.candidates + again.candidates,
-    )
+    return joined_view(tiles, frames, tuple(backs), view.candidates + again.candidates)
 
 
 def confirmed(image: np.ndarray, tiles: tuple[SeenTile, ...], *, max_pip: int,
@@ -93,6 +83,8 @@ def confirmed(image: np.ndarray, tiles: tuple[SeenTile, ...], *, max_pip: int,
     """The tiles of `tiles` (corners in `image`'s px) that the reader, looking from each one's frame
     in the checked `image` at its working scale (`first_look`, `face_up_readings`, `choose`),
     reads as the same tile with its centre inside that frame."""
+    if not tiles:  # the turned read saw none: no picture to bring to scale, no look
+        return ()
     net = shipped()
     picture = coarse(image)
     frames = [frame_from_corners(np.asarray(t.corners, np.float32) * picture.factor) for t in tiles]

@@ -510,12 +510,20 @@ def read_checked(
         for r in chosen
     )
     frames = [r.frame for r in chosen]
-    joins = find_joins(frames, [(t.a, t.b) for t in tiles])
     backs = face_down(seen_backs, frames, length)
+    return joined_view(tiles, frames, tuple(picture.to_input(back.corners()) for back in backs),
+                       tuple(verdicts + back_verdicts))
+
+
+def joined_view(tiles: tuple[SeenTile, ...], frames: list[TileFrame],
+                face_down_corners: tuple[np.ndarray, ...], candidates: tuple[Verdict, ...]) -> TableView:
+    """The view of `tiles` (`frames[i]` is tile i's frame, in any one scale: joins are judged in
+    half-widths) with their joins (`vision.layout.find_joins`), backs and candidates."""
+    joins = find_joins(frames, [(t.a, t.b) for t in tiles])
     return TableView(
         tiles=tiles,
-        face_down_corners=tuple(picture.to_input(back.corners()) for back in backs),
+        face_down_corners=face_down_corners,
         joins=tuple((tiles[j.first].tile, tiles[j.second].tile) for j in joins),
         join_halves=tuple((j.first, j.first_half, j.second, j.second_half) for j in joins),
-        candidates=tuple(verdicts + back_verdicts),
+        candidates=candidates,
     )
