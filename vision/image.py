@@ -24,7 +24,7 @@ MAX_IMAGE_PIXELS = 64_000_000
 MAX_FILE_BYTES = 256 * 1024 * 1024  # no compressed photo of 64 MP comes near this
 HEADER_BYTES = 1 << 16  # how far into a file the size is looked for (a JPEG's EXIF comes first)
 
-FORMATS = "PNG, JPEG, BMP, WebP, TIFF or PNM (PPM/PGM/PBM)"
+FORMATS = "PNG, JPEG, BMP, WebP, TIFF, PNM (PPM/PGM/PBM) or GIF (its first frame)"
 _CHANNELS = {1: cv2.COLOR_GRAY2BGR, 4: cv2.COLOR_BGRA2BGR}
 
 
@@ -131,6 +131,11 @@ def declared_size(data: bytes | np.ndarray) -> tuple[int, int] | None:
             return _pnm_size(head)
         if head[:4] in (b"II*\x00", b"MM\x00*"):
             return _tiff_size(buffer, "<" if head[:2] == b"II" else ">")
+        if head[:6] in (b"GIF87a", b"GIF89a"):
+            # The logical screen: every frame is drawn on it, and the decoder refuses a frame
+            # that reaches beyond it, so it is the size decoded.
+            width, height = struct.unpack("<HH", head[6:10])
+            return int(width), int(height)
     except struct.error:
         return None  # the header is cut short
     return None

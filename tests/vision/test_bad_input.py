@@ -88,7 +88,9 @@ def test_an_empty_frame_reads_as_an_empty_table_quickly():
     (lambda: huge_png(0, 10), "declares an image of 0x10 px"),
     (lambda: b"\x89PNG\r\n\x1a\n\x00\x00", "not a readable image"),
     (lambda: b"\xff\xd8 not really a jpeg", "not a readable image"),
-    (lambda: b"GIF89a" + bytes(100), "not a readable image"),
+    (lambda: b"GIF89a" + bytes(100), "declares an image of 0x0 px"),
+    (lambda: b"GIF89a\xff\xff\xff\xff" + bytes(100), "65535x65535 px"),
+    (lambda: b"GIF89a\x20\x00\x20\x00" + bytes(100), "not a readable image"),
     (lambda: b"plain text, no image at all", "not a readable image"),
 ])
 def test_bad_files_are_refused_without_decoding(tmp_path, make, says):
@@ -102,7 +104,7 @@ def test_bad_files_are_refused_without_decoding(tmp_path, make, says):
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000
 
 
-@pytest.mark.parametrize("extension", [".png", ".jpg", ".webp", ".tiff", ".bmp"])
+@pytest.mark.parametrize("extension", [".png", ".jpg", ".webp", ".tiff", ".bmp", ".gif"])
 def test_truncated_files_are_refused(tmp_path, extension):
     ok, encoded = cv2.imencode(extension, np.tile(SMALL, (8, 8, 1)))
     assert ok
@@ -125,7 +127,7 @@ def test_empty_and_missing_files(tmp_path):
 
 @settings(max_examples=40, deadline=None)
 @given(width=st.integers(16, 300), height=st.integers(16, 300),
-       extension=st.sampled_from([".png", ".jpg", ".bmp", ".webp", ".ppm", ".pgm", ".tiff"]))
+       extension=st.sampled_from([".png", ".jpg", ".bmp", ".webp", ".ppm", ".pgm", ".tiff", ".gif"]))
 def test_declared_size_is_the_encoded_size(width, height, extension):
     image = np.random.default_rng(width * 301 + height).integers(0, 255, (height, width, 3), np.uint8)
     ok, encoded = cv2.imencode(extension, image[:, :, 0] if extension == ".pgm" else image)
@@ -137,7 +139,7 @@ def test_declared_size_is_the_encoded_size(width, height, extension):
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=200), st.sampled_from([b"", b"\x89PNG\r\n\x1a\n", b"\xff\xd8", b"BM",
                                                  b"RIFF\x00\x00\x00\x00WEBP", b"P6", b"II*\x00",
-                                                 b"MM\x00*"]))
+                                                 b"MM\x00*", b"GIF89a", b"GIF87a"]))
 def test_any_bytes_give_a_size_or_none_never_another_error(tail, magic):
     size = declared_size(magic + tail)
     assert size is None or (isinstance(size[0], int) and isinstance(size[1], int))
