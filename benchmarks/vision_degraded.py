@@ -38,10 +38,17 @@ DEFAULT_MAX_PIP = 6  # a labelled photo's set, unless its labels say otherwise
 
 @dataclass(frozen=True)
 class Degradation:
-    """What a poorer camera does to a photo, in the order it is done."""
+    """What a poorer camera, or poorer light, does to a photo, in the order it is done: the
+    shrink, then the scene's light (`light`, `shadow`), the lens (`blur`, `motion`), the sensor
+    (`contrast`, `noise`) and the stream's compression (`jpeg_quality`). Blur and motion are in
+    px of the shrunk picture."""
 
     name: str
     long_side: int | None = None  # shrink (never enlarge) so the longer side is this many px
+    light: tuple[float, float, float] | None = None  # each channel's gain (B, G, R): its colour, its dimness
+    shadow: float = 1.0  # the share of the light left beyond a straight edge across a third of the picture
+    blur: float = 0.0  # Gaussian blur's standard deviation, px: a lens out of focus
+    motion: int = 0  # the length, px, of a straight sideways smear: the camera or the table moved
     contrast: float = 1.0  # the image's spread about its mean grey, scaled by this
     noise: float = 0.0  # standard deviation of Gaussian sensor noise, in grey levels
     jpeg_quality: int | None = None  # saved and decoded as a JPEG of this quality
@@ -52,6 +59,18 @@ class Degradation:
         if self.long_side is not None and max(image.shape[:2]) > self.long_side:
             scale = self.long_side / max(image.shape[:2])
             out = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        if self.light is not None or self.shadow != 1.0:
+            pixels = out.astype(np.float32)
+            if self.light is not None:
+                pixels *= np.array(self.light, np.float32)
+            if self.shadow != 1.0:
+                pixels[shadowed(out.shape)] *= self.shadow
+            out = np.clip(np.rint(pixels), 0, 255).astype(np.uint8)
+        if self.blur > 0:
+            out = cv2.GaussianBlur(out, (0, 0), self.blur)
+        if self.motion > 1:
+            smear = np.full((1, self.motion), 1.0 / self.motion, np.float32)
+            out = cv2.filter2D(out, -1, smear, borderType=cv2.BORDER_REPLICATE)
         if self.contrast != 1.0 or self.noise > 0:
             pixels = out.astype(np.float32)
             if self.contrast != 1.0:
@@ -75,6 +94,14 @@ class Degradation:
         return 1.0 if self.long_side is None or longest <= self.long_side else self.long_side / longest
 
 
+def shadowed(shape: tuple[int, ...]) -> np.ndarray:
+    """The bool (H, W) part of a picture of `shape` a hard shadow covers: beyond a straight edge
+    slanting across it, about a third of the picture, through tiles wherever they lie."""
+    height, width = shape[:2]
+    y, x = np.mgrid[0:height, 0:width]
+    return np.asarray(x + 0.6 * y > 0.55 * (width + 0.6 * height))
+
+
 AS_TAKEN = Degradation("as taken")
 # Sizes: a 1080p webcam's frame, a 720p one, a small web photo, thumbnails down to where the tiles
 # are under 30 px long (the finder's weakest sizes); the contrast a webcam keeps in dim room light;
@@ -92,6 +119,19 @@ DEGRADATIONS = (
     Degradation("640 px, noise 8, JPEG 40", long_side=640, noise=8.0, jpeg_quality=40),
     *(Degradation(f"{side} px, half contrast, noise 6, JPEG 40", long_side=side, contrast=0.5,
                   noise=6.0, jpeg_quality=40) for side in (480, 256, 160, 128)),
+    # The room's light and the lens: a bulb's warm light, a window's cool one, a third of the
+    # light, a hard shadow across part of the table (a lamp's, a player's arm), a lens out of
+    # focus, and a smear as the camera or the table is knocked; and a club's webcam under a bulb:
+    # dim, warm, soft, noisy and compressed.
+    Degradation("640 px, warm bulb light", long_side=640, light=(0.55, 0.85, 1.1)),
+    Degradation("640 px, cool window light", long_side=640, light=(1.15, 0.95, 0.6)),
+    Degradation("640 px, a third of the light", long_side=640, light=(0.35, 0.35, 0.35)),
+    Degradation("640 px, a hard shadow", long_side=640, shadow=0.45),
+    Degradation("640 px, out of focus (blur 1.5 px)", long_side=640, blur=1.5),
+    Degradation("640 px, out of focus (blur 2.5 px)", long_side=640, blur=2.5),
+    Degradation("640 px, smeared 9 px", long_side=640, motion=9),
+    Degradation("480 px, dim warm light, blur 1, noise 6, JPEG 40", long_side=480,
+                light=(0.3, 0.45, 0.6), blur=1.0, noise=6.0, jpeg_quality=40),
 )
 
 

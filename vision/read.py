@@ -4,9 +4,11 @@ The stages, each a small module of its own, run by `vision.pipeline` top to bott
 image to a bounded scale (`vision.scale`), let the finder say where tiles may lie, face up or face
 down (`vision.finder`), let the tile reader decide what each face-up candidate holds and where
 (`vision.crops`, `vision.tilenet`), keep one reading per place and find joins (`vision.layout`).
-A photo whose tiles show it was taken at a slant is then read again on their plane
-(`vision.slant`), and one in which no face-up tile was seen is read again turned an eighth, for a
-tile that fills its picture at 45 degrees (`vision.close_up`).
+A picture under a strongly coloured light is read again with the cast taken off, and that read
+kept when it sees more face-up tiles (`vision.light`); a photo whose tiles show it was taken at a
+slant is then read again on their plane (`vision.slant`), and one in which no face-up tile was
+seen is read again turned an eighth, for a tile that fills its picture at 45 degrees
+(`vision.close_up`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from vision.close_up import read_close_up
 from vision.errors import VisionError
 from vision.geometry import TileFrame, frame_from_corners
 from vision.image import checked_bgr
+from vision.light import balanced, white_gains
 from vision.pipeline import MIN_CONFIDENCE, checked_background, read_checked
 from vision.rectify import read_on_table
 from vision.slant import read_slanted
@@ -80,12 +83,33 @@ def read_image(image_bgr: np.ndarray, *, max_pip: int = 6, min_confidence: float
     empty = None if background is None else checked_background(background, checked.shape)
     view = read_checked(checked, max_pip=max_pip, min_confidence=min_confidence,
                         tile_length_px=tile_length_px, background=empty, one_set=one_set)
+    checked, empty, view = read_in_white_light(checked, empty, view, max_pip=max_pip,
+                                               min_confidence=min_confidence,
+                                               tile_length_px=tile_length_px, one_set=one_set)
     if tile_length_px is not None:  # the caller says every tile is this long: no slant to undo
         return view
     view = read_slanted(checked, view, max_pip=max_pip, min_confidence=min_confidence,
                         background=empty, one_set=one_set)
     return read_close_up(checked, view, max_pip=max_pip, min_confidence=min_confidence,
                          background=empty, one_set=one_set)
+
+
+def read_in_white_light(image: np.ndarray, empty: np.ndarray | None, view: TableView, *, max_pip: int,
+                        min_confidence: float, tile_length_px: float | None,
+                        one_set: bool) -> tuple[np.ndarray, np.ndarray | None, TableView]:
+    """`image` (checked), its background and its read `view`; or, where its light casts a strong
+    colour (`vision.light.white_gains`) and the picture read with the cast taken off (the
+    background balanced alike) shows more face-up tiles, those three balanced. Every later read
+    (the slant's, the close-up's) reads the picture so chosen."""
+    gains = white_gains(image)
+    if gains is None:
+        return image, empty, view
+    white, white_empty = balanced(image, gains), None if empty is None else balanced(empty, gains)
+    again = read_checked(white, max_pip=max_pip, min_confidence=min_confidence,
+                         tile_length_px=tile_length_px, background=white_empty, one_set=one_set)
+    if len(again.tiles) > len(view.tiles):
+        return white, white_empty, again
+    return image, empty, view
 
 
 def frame_of(tile: SeenTile) -> TileFrame:

@@ -29,6 +29,24 @@ def test_each_condition_does_what_it_says_and_the_same_every_run():
     assert bench.Degradation("small", long_side=200).scale(image) == 0.25
 
 
+def test_the_light_and_the_lens_do_what_they_say():
+    image = table(800, 400, seed=2)
+    warm = bench.Degradation("warm", light=(0.5, 1.0, 1.0)).apply(image, 0)
+    assert np.mean(warm[:, :, 0]) == pytest.approx(0.5 * np.mean(image[:, :, 0]), rel=0.02)
+    assert np.array_equal(warm[:, :, 1:], image[:, :, 1:])
+    shade = bench.Degradation("shade", shadow=0.5).apply(image, 0)
+    covered = bench.shadowed(image.shape)
+    assert 0.2 < covered.mean() < 0.45  # about a third of the picture
+    assert np.array_equal(shade[~covered], image[~covered])
+    assert np.mean(shade[covered]) == pytest.approx(0.5 * np.mean(image[covered]), rel=0.02)
+    for soft in (bench.Degradation("soft", blur=2.0), bench.Degradation("smeared", motion=9)):
+        out = soft.apply(image, 0)
+        assert out.shape == image.shape and np.std(out.astype(float)) < np.std(image.astype(float))
+    smeared = bench.Degradation("smeared", motion=9).apply(image, 0).astype(float)
+    # A sideways smear softens across the columns, not down the rows.
+    assert np.abs(np.diff(smeared, axis=1)).mean() < 0.5 * np.abs(np.diff(smeared, axis=0)).mean()
+
+
 def test_a_condition_that_spoils_the_tiles_is_reported_as_tiles_lost(tmp_path, capsys):
     image = table(900, 600, seed=3)
     for tile in (Painted(2, 5, (250, 300), 0, 30), Painted(3, 3, (600, 300), 90, 30)):
