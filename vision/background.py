@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import TileFrame
+from vision.light import balanced
 from vision.scale import shrunk_by
 
 # Grey levels: a pixel changed when, after both pictures are blurred (`CHANGE_BLUR`) and the
@@ -70,8 +71,7 @@ def changed(frame: np.ndarray, background: np.ndarray) -> np.ndarray:
     blurred = cv2.GaussianBlur(frame, CHANGE_BLUR, 0)
     # Each channel's levels times its gain, rounded and saturated, as a look-up table (a quarter
     # of the time of OpenCV's per-channel multiply).
-    table = np.clip(np.rint(np.arange(256, dtype=np.float32)[:, None] * _gains(frame, background)), 0, 255)
-    empty = cv2.LUT(cv2.GaussianBlur(background, CHANGE_BLUR, 0), table.astype(np.uint8).reshape(256, 1, 3))
+    empty = balanced(cv2.GaussianBlur(background, CHANGE_BLUR, 0), _gains(frame, background))
     return differs(blurred, empty, CHANGE_LEVEL)
 
 

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchmarks.vision_degraded import DEGRADATIONS, seed_of
 from tests.vision.conftest import Painted, paint_back, paint_tile, table
 from vision.evaluate import labelled_image
 from vision.light import MAX_GAIN, MIN_CAST, WHITE_PERCENTILE, balanced, white_gains
@@ -85,9 +85,8 @@ def test_a_real_photo_under_a_warm_bulb_is_read_whole(real_photos, real_labels) 
     """jm-7 shrunk to 640 px under a bulb's warm light: one of its three tiles was lost before
     the cast was taken off (`benchmarks.vision_degraded`, "640 px, warm bulb light")."""
     image = labelled_image(real_photos, "jm-7.jpeg", real_labels["jm-7.jpeg"])
-    scale = 640 / max(image.shape[:2])
-    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    warm = _lit(small, (0.55, 0.85, 1.1))
+    warm_bulb = next(d for d in DEGRADATIONS if d.name == "640 px, warm bulb light")
+    warm = warm_bulb.apply(image, seed_of("jm-7.jpeg", warm_bulb))
     labelled = sorted(t["tile"] for t in real_labels["jm-7.jpeg"]["tiles"])
     assert sorted(t.tile for t in read_image(warm).tiles) == labelled
 
